@@ -1,0 +1,80 @@
+"""Tidy tables from run datasets."""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis.intervals import wilson
+from simcore.output import Dataset
+
+#: Columns of :func:`rates` (and of ``cardsim summary --json`` records).
+RATE_COLUMNS = ["event", "seat", "count", "n", "rate", "ci_low", "ci_high"]
+
+
+def run_info(path: str | os.PathLike) -> dict[str, Any]:
+    """The resolved metadata of a run (contents of its ``run.json``)."""
+    return Dataset(path).meta
+
+
+def load(path: str | os.PathLike, table: str | None = None) -> pd.DataFrame:
+    """Read a run's table into a DataFrame.
+
+    Parameters
+    ----------
+    path : path-like
+        Run directory written by ``cardsim``.
+    table : str, optional
+        Table name (``"counts"``, ``"per_deal"``, ``"games"``...); default: the run's
+        first table (``"counts"`` for deal runs).
+    """
+    dataset = Dataset(path)
+    return dataset.read(table or dataset.meta["tables"][0])
+
+
+def rates(counts: pd.DataFrame) -> pd.DataFrame:
+    """Event rates with 95% Wilson intervals from a counts table.
+
+    Parameters
+    ----------
+    counts : DataFrame
+        Columns ``event``, ``seat`` (``-1`` = any seat), ``count``, ``n``; several
+        rows per (event, seat) (one per chunk) are summed.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``event, seat, count, n, rate, ci_low, ci_high``, one row per
+        (event, seat) in first-seen event order, seats ascending with ``"any"``
+        (the table) last. ``seat`` holds ints and the string ``"any"``.
+    """
+    df = counts.copy()
+    df["event"] = df["event"].astype(str)
+    order = {e: i for i, e in enumerate(pd.unique(df["event"]))}
+    grouped = df.groupby(["event", "seat"], sort=False, observed=True)[["count", "n"]].sum().reset_index()
+    grouped["_event_order"] = grouped["event"].map(order)
+    seat = grouped["seat"].astype("int64")
+    grouped["_seat_order"] = np.where(seat < 0, 1_000, seat)
+    grouped = grouped.sort_values(["_event_order", "_seat_order"]).reset_index(drop=True)
+    low, high = wilson(grouped["count"].to_numpy(), grouped["n"].to_numpy())
+    out = pd.DataFrame({
+        "event": grouped["event"],
+        "seat": [("any" if s < 0 else int(s)) for s in grouped["seat"]],
+        "count": grouped["count"].astype("int64"),
+        "n": grouped["n"].astype("int64"),
+        "rate": grouped["count"] / grouped["n"],
+        "ci_low": low,
+        "ci_high": high,
+    })
+    return out[RATE_COLUMNS]
+
+
+def summary(path: str | os.PathLike) -> pd.DataFrame:
+    """The summary table of a finished run (what the CLI prints at the end)."""
+    dataset = Dataset(path)
+    task = dataset.meta.get("task")
+    if task == "deal":
+        return rates(dataset.read("counts"))
+    raise ValueError(f"no summary for task {task!r}")

@@ -1,0 +1,288 @@
+"""The ``cardsim`` command line (Typer).
+
+Every user error prints one line ``cardsim: error: ...`` on stderr and exits with
+code 2, leaving no output behind.
+"""
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import sys
+from pathlib import Path
+from typing import Any, List, Optional
+
+import typer
+from rich.console import Console
+
+try:  # recent typer vendors click; older releases depend on it
+    from typer._click.exceptions import ClickException
+except ImportError:  # pragma: no cover
+    from click.exceptions import ClickException
+
+from simcore import registry
+from simcore.config import ConfigError, load_rules_file, parse_set_options
+
+app = typer.Typer(
+    name="cardsim",
+    help=(
+        "Monte Carlo statistics for traditional card games.\n\n"
+        "Deal millions of hands or play whole games with numba kernels, write Parquet "
+        "datasets that pandas reads directly, and print rates with 95% intervals. "
+        "Randomness depends only on (seed, game index): same seed, same results, "
+        "whatever the threads or chunk size."
+    ),
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+stdout = Console(highlight=False, soft_wrap=True)
+stderr = Console(stderr=True, highlight=False)
+
+_COUNT_RE = re.compile(r"^\s*(\d[\d_]*(?:\.\d+)?(?:[eE]\+?\d+)?)\s*([kKmMgG]?)\s*$")
+_SUFFIX = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9}
+
+
+def parse_count(text: str, what: str) -> int:
+    """Parse a positive count: ``1000000``, ``1_000_000``, ``1e6`` or ``1M``."""
+    match = _COUNT_RE.match(str(text))
+    if not match:
+        raise ConfigError(f"{what} must be a positive integer (e.g. 1000000, 1e6, 1M), got {text!r}")
+    number, suffix = match.groups()
+    value = float(number.replace("_", "")) * _SUFFIX[suffix.lower()]
+    if value != int(value) or value <= 0:
+        raise ConfigError(f"{what} must be a positive integer, got {text!r}")
+    return int(value)
+
+
+def parse_seed(text: Optional[str]) -> int:
+    """A seed in 0..2**64-1 (decimal or 0x hex); a fresh random one when omitted."""
+    if text is None:
+        return secrets.randbelow(2**63)
+    try:
+        seed = int(str(text).replace("_", ""), 0)
+    except ValueError:
+        raise ConfigError(f"--seed must be an integer in 0..2**64-1, got {text!r}") from None
+    if not 0 <= seed < 2**64:
+        raise ConfigError(f"--seed must be in 0..2**64-1, got {text}")
+    return seed
+
+
+def resolve_rules(game: str, rules_file: Optional[Path], sets: List[str]):
+    """Rules from defaults, then ``--rules FILE.toml``, then ``--set key=value``."""
+    cls = registry.rules_class(game)
+    settings: dict[str, Any] = {}
+    if rules_file is not None:
+        settings.update(load_rules_file(rules_file, game))
+    settings.update(parse_set_options(sets))
+    return cls.from_settings(settings)
+
+
+def print_rates(table, as_json: bool) -> None:
+    """Print a rates table (``analysis.rates``) as a rich table or JSON records."""
+    if as_json:
+        records = []
+        for row in table.itertuples(index=False):
+            records.append({
+                "event": row.event,
+                "seat": row.seat if row.seat == "any" else int(row.seat),
+                "count": int(row.count),
+                "n": int(row.n),
+                "rate": float(row.rate),
+                "ci_low": float(row.ci_low),
+                "ci_high": float(row.ci_high),
+            })
+        sys.stdout.write(json.dumps(records) + "\n")
+        return
+    rows = [(row.event, str(row.seat), f"{row.count:,}", f"{row.n:,}", f"{row.rate:.6f}",
+             f"[{row.ci_low:.6f}, {row.ci_high:.6f}]") for row in table.itertuples(index=False)]
+    print_plain_table(("event", "seat", "count", "n", "rate", "95% CI"), rows, right=(1, 2, 3, 4, 5))
+
+
+def print_plain_table(header, rows, right=()) -> None:
+    """Fixed-width text table on stdout (pipe-friendly: never wrapped)."""
+    widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
+    for line in (header, *rows):
+        cells = [str(x).rjust(w) if i in right else str(x).ljust(w) for i, (x, w) in enumerate(zip(line, widths))]
+        sys.stdout.write("  ".join(cells).rstrip() + "\n")
+
+
+class _LazyProgress:
+    """A rich progress bar on stderr that appears only once a run has taken > 1 s."""
+
+    def __init__(self, enabled: bool, description: str, total: int):
+        from simcore.runner import Stopwatch
+
+        self.enabled = enabled
+        self.description = description
+        self.total = total
+        self.clock = Stopwatch()
+        self.progress = None
+        self.task_id = None
+
+    def update(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self.progress is None:
+            if self.clock() < 1.0 or done >= total:
+                return
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+            self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
+                                     TextColumn("{task.completed:,}/{task.total:,} chunks"),
+                                     TimeElapsedColumn(), TimeRemainingColumn(), console=stderr, transient=True)
+            self.progress.start()
+            self.task_id = self.progress.add_task(self.description, total=total)
+        self.progress.update(self.task_id, completed=done)
+
+    def close(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+
+def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Optional[int],
+                sets: List[str], rules_file: Optional[Path], out: Optional[Path], overwrite: bool,
+                chunk_size: Optional[int], quiet: bool, as_json: bool, options: dict[str, Any]) -> None:
+    """Validate everything, run all chunks, write the dataset atomically, print the summary."""
+    import pandas as pd
+    import pyarrow as pa
+
+    import analysis
+    from simcore.output import DatasetWriter, check_output_path
+    from simcore.runner import DEFAULT_CHUNK_SIZE, RunConfig, iter_chunks, set_threads
+
+    spec = registry.get_task(game, task)
+    rules = resolve_rules(game, rules_file, sets)
+    spec.check_options(rules, options)
+    if hasattr(spec, "check_size"):
+        spec.check_size(n, options)
+    if chunk_size is not None and chunk_size <= 0:
+        raise ConfigError(f"--chunk-size must be positive, got {chunk_size}")
+    config = RunConfig(game=game, task=task, rules=rules, n=n, seed=parse_seed(seed),
+                       chunk_size=chunk_size or getattr(spec, "default_chunk_size", DEFAULT_CHUNK_SIZE),
+                       options=options)
+    used_threads = set_threads(threads)
+    tables = spec.tables(config)
+    if out is None and len(tables) > 1:
+        raise ConfigError(f"the {tables[1]} table needs --out PATH")
+    if out is not None:
+        check_output_path(out, overwrite)
+
+    progress = _LazyProgress(not quiet, f"{task} {game}", config.n_chunks)
+    counts = []
+    writer = DatasetWriter(out, config.metadata(used_threads), overwrite) if out is not None else None
+    try:
+        for chunk_id, chunk_tables in iter_chunks(config, on_chunk=progress.update):
+            if writer is not None:
+                writer.write_chunk(chunk_id, chunk_tables)
+            if "counts" in chunk_tables:
+                counts.append(chunk_tables["counts"])
+        progress.close()
+        if writer is not None:
+            writer.commit()
+    except BaseException:
+        progress.close()
+        if writer is not None:
+            writer.abort()
+        raise
+    summary = analysis.rates(pa.concat_tables(counts).to_pandas()) if counts else pd.DataFrame()
+    print_rates(summary, as_json)
+    if not as_json and not quiet:
+        where = f", written to {out}" if out is not None else ""
+        stderr.print(f"{game} {task}: n={n:,} seed={config.seed}{where}")
+
+
+# ----------------------------------------------------------------------------- commands
+
+@app.command("games")
+def games_command() -> None:
+    """List the games and what can be run for each."""
+    rows = [(name, ", ".join(tasks), description) for name, (description, _, tasks) in registry.GAMES.items()]
+    print_plain_table(("game", "tasks", "description"), rows)
+
+
+@app.command("rules")
+def rules_command(game: str = typer.Argument(..., help="game name (see `cardsim games`)")) -> None:
+    """Print every rule switch of GAME, its default and its allowed values."""
+    cls = registry.rules_class(game)
+    print_plain_table(("switch", "default", "allowed", "meaning"), cls.describe())
+    if cls.HOUSE_CHOICES:
+        sys.stdout.write("\nHouse choices where the spec is silent (recorded in every run's metadata):\n")
+        for key, text in cls.HOUSE_CHOICES.items():
+            sys.stdout.write(f"  {key}: {text}\n")
+
+
+SEED_HELP = "run seed (0..2**64-1); random and printed when omitted"
+SET_HELP = "rule switch override key=value (repeatable); see `cardsim rules GAME`"
+
+
+@app.command("deal")
+def deal_command(
+    game: str = typer.Argument(..., help="game name (see `cardsim games`)"),
+    deals: str = typer.Option(..., "--deals", "-n", help="number of deals, e.g. 1000000, 1e6, 10M"),
+    seed: Optional[str] = typer.Option(None, "--seed", help=SEED_HELP),
+    threads: Optional[int] = typer.Option(None, "--threads", "-t", help="worker threads (default: all cores)"),
+    sets: List[str] = typer.Option([], "--set", "-s", help=SET_HELP),
+    rules_file: Optional[Path] = typer.Option(None, "--rules", help="TOML file of rule switches (--set wins)"),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="write a Parquet dataset directory here"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace an existing dataset at --out"),
+    per_deal: bool = typer.Option(False, "--per-deal", help="also write one row per deal (hands as 52-bit ints)"),
+    chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="deals per chunk / Parquet part"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar or closing line"),
+    as_json: bool = typer.Option(False, "--json", help="print the summary as JSON records"),
+) -> None:
+    """Deal N random hands and count deal events per seat and for the table.
+
+    Prints event, seat, count, n, rate and a 95% Wilson interval. With --out, writes
+    a dataset (counts/ parts + run.json) readable by pandas and `cardsim summary`.
+    """
+    n = parse_count(deals, "--deals")
+    options = {"per_deal": True} if per_deal else {}
+    execute_run(game, "deal", n, seed, threads, sets, rules_file, out, overwrite, chunk_size, quiet,
+                as_json, options)
+
+
+@app.command("summary")
+def summary_command(
+    path: Path = typer.Argument(..., help="dataset directory written with --out"),
+    as_json: bool = typer.Option(False, "--json", help="JSON array of records: event, seat, count, n, rate, ci_low, ci_high"),
+) -> None:
+    """Print the summary table of a saved dataset."""
+    import analysis
+
+    print_rates(analysis.summary(path), as_json)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """Console-script entry point; returns the exit code (2 for any user error)."""
+    try:
+        result = app(args=argv, prog_name="cardsim", standalone_mode=False)
+    except ClickException as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # bare `cardsim`: show the help
+            sys.stdout.write(exc.format_message() + "\n")
+            return 0
+        ctx = getattr(exc, "ctx", None)
+        command = ctx.command_path if ctx is not None else "cardsim"
+        message = " ".join(exc.format_message().split())
+        _error(f"{message} (see '{command} --help')")
+        return 2 if exc.exit_code == 2 else 1
+    except ConfigError as exc:
+        _error(str(exc))
+        return 2
+    except (typer.Abort, KeyboardInterrupt):
+        sys.stderr.write("cardsim: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    return result if isinstance(result, int) else 0
+
+
+def _error(message: str) -> None:
+    """One line on stderr, never wrapped."""
+    sys.stderr.write("cardsim: error: " + " ".join(message.split()) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,2 @@
+"""cardsim simulation core: kernels, rule configurations and the chunked runner."""
+__version__ = "0.1.0"

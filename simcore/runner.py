@@ -1,0 +1,143 @@
+"""Chunked, reproducible runs: plan chunks, run them, stream Parquet parts to disk.
+
+A run is described by a frozen :class:`RunConfig`. It is cut into chunks of
+``chunk_size`` consecutive game indices; ``run_chunk(config, chunk_id)`` is a plain
+Python callable returning ``{table name: pyarrow.Table}`` for one chunk, so any
+backend (this process, a process pool, a cluster) can execute chunks in any order.
+Because every game's randomness depends only on ``(seed, game index)``, the data do
+not depend on the chunk size, thread count or backend.
+
+Output (see :mod:`simcore.output`) is written to a temporary sibling directory and
+renamed into place only when every chunk has succeeded.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Mapping
+
+import numba
+import pyarrow as pa
+
+from simcore import __version__
+from simcore.config import ConfigError, Rules
+from simcore.registry import get_task
+
+DEFAULT_CHUNK_SIZE = 1 << 22
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that determines a run's data.
+
+    Parameters
+    ----------
+    game, task : str
+        Registered game name and task (``"deal"`` or ``"play"``).
+    rules : Rules
+        The game's validated rule switches.
+    n : int
+        Number of deals (or games) in the run, > 0.
+    seed : int
+        Run seed, 0 <= seed < 2**64.
+    chunk_size : int
+        Games per chunk (one Parquet part per chunk and table).
+    options : mapping
+        Task options that change the data (e.g. ``per_deal``, policies).
+    """
+
+    game: str
+    task: str
+    rules: Rules
+    n: int
+    seed: int
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.n, int) or self.n <= 0:
+            raise ConfigError(f"the number of games must be a positive integer, got {self.n!r}")
+        if not (0 <= self.seed < 2**64):
+            raise ConfigError(f"seed must be in 0..2**64-1, got {self.seed}")
+        if self.chunk_size <= 0:
+            raise ConfigError(f"chunk size must be positive, got {self.chunk_size}")
+
+    @property
+    def n_chunks(self) -> int:
+        return -(-self.n // self.chunk_size)
+
+    def chunk_range(self, chunk_id: int) -> tuple[int, int]:
+        """``(start, count)`` game indices of a chunk."""
+        if not 0 <= chunk_id < self.n_chunks:
+            raise IndexError(f"chunk {chunk_id} out of range 0..{self.n_chunks - 1}")
+        start = chunk_id * self.chunk_size
+        return start, min(self.chunk_size, self.n - start)
+
+    def metadata(self, threads: int | None = None) -> dict[str, Any]:
+        """JSON-ready description of the run (written to run.json and every part)."""
+        spec = get_task(self.game, self.task)
+        meta = {
+            "cardsim_version": __version__,
+            "game": self.game,
+            "task": self.task,
+            "n": self.n,
+            "seed": self.seed,
+            "chunk_size": self.chunk_size,
+            "n_chunks": self.n_chunks,
+            "rules": self.rules.to_dict(),
+            "house_choices": dict(self.rules.HOUSE_CHOICES),
+            "options": dict(self.options),
+            "tables": list(spec.tables(self)),
+            "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "numba_version": numba.__version__,
+        }
+        if threads is not None:
+            meta["threads"] = threads
+        return meta
+
+
+def run_chunk(config: RunConfig, chunk_id: int) -> dict[str, pa.Table]:
+    """Run one chunk of a run and return its tables (pure: no I/O)."""
+    return get_task(config.game, config.task).run_chunk(config, chunk_id)
+
+
+def set_threads(threads: int | None) -> int:
+    """Set numba's thread count (``None``: all cores). Returns the count used."""
+    limit = numba.config.NUMBA_NUM_THREADS
+    if threads is None:
+        threads = limit
+    if not 1 <= threads <= limit:
+        raise ConfigError(f"--threads must be between 1 and {limit} on this machine, got {threads}")
+    numba.set_num_threads(threads)
+    return threads
+
+
+def iter_chunks(
+    config: RunConfig,
+    chunk_ids: list[int] | None = None,
+    on_chunk: Callable[[int, int], None] | None = None,
+) -> Iterator[tuple[int, dict[str, pa.Table]]]:
+    """Run chunks in order, yielding ``(chunk_id, tables)``; ``on_chunk(done, total)`` reports progress."""
+    ids = list(range(config.n_chunks)) if chunk_ids is None else list(chunk_ids)
+    for done, chunk_id in enumerate(ids, 1):
+        tables = run_chunk(config, chunk_id)
+        if on_chunk is not None:
+            on_chunk(done, len(ids))
+        yield chunk_id, tables
+
+
+def replace_options(config: RunConfig, **changes: Any) -> RunConfig:
+    """A copy of ``config`` with some fields changed (e.g. ``chunk_size``)."""
+    return dataclasses.replace(config, **changes)
+
+
+class Stopwatch:
+    """Wall-clock seconds since creation."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+
+    def __call__(self) -> float:
+        return time.perf_counter() - self.start

@@ -1,0 +1,72 @@
+"""Tiến Lên rule switches (spec: ``shared/rules/tienlen.md``)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from simcore.config import ConfigError, Rules, Switch
+
+#: Instant-win kinds in priority order (highest first), as in the spec.
+INSTANT_WIN_KINDS = (
+    "dragon",
+    "four_twos",
+    "five_consecutive_pairs",
+    "six_pairs",
+    "three_consecutive_triples",
+    "one_colour",
+)
+
+CHOP_RULES = ("seed", "southern")
+BOMBS_AFTER_PASS = ("none", "all", "four_pairs")
+SCORING = ("3-2-1-0", "4-3-2-1", "per_card")
+
+
+@dataclass(frozen=True)
+class TienLenRules(Rules):
+    """Tiến Lên switches; defaults are the seed's game."""
+
+    players: int = 4
+    cards_per_player: int = 13
+    instant_wins: tuple[str, ...] = ("dragon", "four_twos")
+    chop_rules: str = "seed"
+    bombs_after_pass: str = "none"
+    pass_resets: bool = False
+    three_spades_alone: bool = False
+    scoring: str = "3-2-1-0"
+
+    GAME: ClassVar[str] = "tienlen"
+    SWITCHES: ClassVar = {
+        "players": Switch("int", "number of players", low=2, high=4),
+        "cards_per_player": Switch("int", "cards dealt to each player (players x cards <= 52)", low=1, high=26),
+        "instant_wins": Switch(
+            "set",
+            "instant-win kinds checked after the deal (priority: dragon > four_twos > "
+            "five_consecutive_pairs > six_pairs > three_consecutive_triples > one_colour)",
+            choices=INSTANT_WIN_KINDS,
+        ),
+        "chop_rules": Switch("choice", "bomb ladder: seed (spec default) or southern", choices=CHOP_RULES),
+        "bombs_after_pass": Switch(
+            "choice", "which bombs a player who passed this trick may still play", choices=BOMBS_AFTER_PASS
+        ),
+        "pass_resets": Switch("bool", "a pass is not final: a passed player may play again in the trick"),
+        "three_spades_alone": Switch("bool", "the first lead must be the 3♠ alone (not a combination)"),
+        "scoring": Switch("choice", "points: 3-2-1-0, 4-3-2-1, or per_card (losers pay per card left)", choices=SCORING),
+    }
+    HOUSE_CHOICES: ClassVar = {
+        "first_leader": "the holder of the lowest dealt card leads the first game (3♠ when it is dealt)",
+        "instant_win_ties": "equal kinds go to the earlier seat in play order from the first leader",
+        "instant_win_others": "after an instant win the others are ranked by cards left, ties by play order after the winner",
+        "colours": "black = spades, clubs; red = diamonds, hearts; one_colour means >= 12 cards of one colour",
+        "six_pairs": "a four of a kind counts as two pairs; pairs of 2s count",
+        "consecutive": "five consecutive pairs and three consecutive triples never contain a 2 (no wrap)",
+    }
+
+    def validate(self) -> None:
+        if self.players * self.cards_per_player > 52:
+            raise ConfigError(
+                f"impossible deal: {self.players} players x {self.cards_per_player} cards > 52"
+            )
+
+    def instant_win_mask(self) -> int:
+        """Bit ``k`` set when kind ``INSTANT_WIN_KINDS[k]`` is enabled."""
+        return sum(1 << k for k, kind in enumerate(INSTANT_WIN_KINDS) if kind in self.instant_wins)
