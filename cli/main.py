@@ -276,6 +276,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    if result == 130:  # typer turns KeyboardInterrupt into exit code 130
+        sys.stderr.write("cardsim: interrupted\n")
     return result if isinstance(result, int) else 0
 
 

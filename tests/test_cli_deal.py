@@ -1,0 +1,203 @@
+"""The deal command end to end: reproducibility, dataset contract, bad input."""
+import json
+import os
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+import analysis
+from cli.main import main
+
+RATE_KEYS = ["event", "seat", "count", "n", "rate", "ci_low", "ci_high"]
+
+
+def run(capsys, *args):
+    code = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def deal(capsys, out, *extra, n=120_000, seed=7):
+    code, stdout, stderr = run(capsys, "deal", "tienlen", "--deals", n, "--seed", seed, "--out", out, "--quiet", *extra)
+    assert code == 0, stderr
+    return stdout
+
+
+def test_same_seed_same_data_whatever_threads_and_chunks(tmp_path, capsys):
+    deal(capsys, tmp_path / "a", "--threads", 1, "--chunk-size", 50_000, "--per-deal")
+    deal(capsys, tmp_path / "b", "--threads", 2, "--chunk-size", 33_333, "--per-deal")
+    deal(capsys, tmp_path / "c", "--threads", 2, "--per-deal")
+    rates = [analysis.rates(analysis.load(tmp_path / x)) for x in "abc"]
+    pd.testing.assert_frame_equal(rates[0], rates[1])
+    pd.testing.assert_frame_equal(rates[0], rates[2])
+    per_deal = [analysis.load(tmp_path / x, "per_deal").sort_values("deal").reset_index(drop=True) for x in "abc"]
+    pd.testing.assert_frame_equal(per_deal[0], per_deal[1])
+    pd.testing.assert_frame_equal(per_deal[0], per_deal[2])
+    assert len(list((tmp_path / "a" / "counts").glob("part-*.parquet"))) == 3
+    assert len(list((tmp_path / "b" / "counts").glob("part-*.parquet"))) == 4
+
+
+def test_different_seed_different_counts(tmp_path, capsys):
+    deal(capsys, tmp_path / "a", seed=1)
+    deal(capsys, tmp_path / "b", seed=2)
+    a, b = (analysis.rates(analysis.load(tmp_path / x)) for x in "ab")
+    assert not a["count"].equals(b["count"])
+
+
+def test_dataset_contract(tmp_path, capsys):
+    out = tmp_path / "run"
+    stdout = deal(capsys, out, "--set", "instant_wins=dragon,six_pairs", "--per-deal", n=20_000, seed=3)
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["game"] == "tienlen" and meta["task"] == "deal"
+    assert meta["n"] == 20_000 and meta["seed"] == 3
+    assert meta["rules"]["instant_wins"] == ["dragon", "six_pairs"]
+    assert meta["rules"]["players"] == 4 and meta["rules"]["scoring"] == "3-2-1-0"
+    assert meta["cardsim_version"] and meta["created"] and meta["house_choices"]
+    part_meta = pq.read_schema(next((out / "counts").glob("*.parquet"))).metadata[b"cardsim"]
+    assert json.loads(part_meta)["rules"] == meta["rules"]
+    assert analysis.run_info(out)["seed"] == 3
+    # pandas reads a table folder directly
+    counts = pd.read_parquet(out / "counts")
+    assert set(counts.columns) >= {"event", "seat", "count", "n"}
+    events = set(counts["event"].astype(str))
+    assert {"instant_win_dragon", "instant_win_six_pairs"} <= events
+    assert "instant_win_four_twos" not in events
+    per_deal = pd.read_parquet(out / "per_deal")
+    assert len(per_deal) == 20_000
+    hands = per_deal[[f"hand_{s}" for s in range(4)]].to_numpy()
+    assert (hands.sum(axis=1) == (1 << 52) - 1).all()  # disjoint and complete
+    assert "dragon" in stdout and "95% CI" in stdout
+
+
+def test_summary_json_records(tmp_path, capsys):
+    deal(capsys, tmp_path / "run", n=10_000)
+    code, stdout, _ = run(capsys, "summary", tmp_path / "run", "--json")
+    assert code == 0
+    records = json.loads(stdout)
+    assert records and all(list(r) == RATE_KEYS for r in records)
+    seats = {r["seat"] for r in records}
+    assert seats == {0, 1, 2, 3, "any"}
+    four = {r["seat"]: r for r in records if r["event"] == "holds_three_spades"}
+    assert four["any"]["count"] == four["any"]["n"] == 10_000
+    assert all(r["ci_low"] <= r["rate"] <= r["ci_high"] for r in records)
+
+
+def test_rules_file_and_set_precedence(tmp_path, capsys):
+    rules = tmp_path / "house.toml"
+    rules.write_text('players = 3\ncards_per_player = 17\ninstant_wins = ["dragon"]\n')
+    deal(capsys, tmp_path / "run", "--rules", rules, "--set", "cards_per_player=13", n=5_000)
+    meta = analysis.run_info(tmp_path / "run")
+    assert meta["rules"]["players"] == 3 and meta["rules"]["cards_per_player"] == 13
+    assert meta["rules"]["instant_wins"] == ["dragon"]
+
+
+def test_no_out_prints_summary_only(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, stdout, _ = run(capsys, "deal", "tienlen", "--deals", "1e4", "--seed", 1, "--json")
+    assert code == 0 and json.loads(stdout)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args, message", [
+    (["deal", "poker", "--deals", 10], "unknown game"),
+    (["deal", "tienlen", "--deals", 0], "positive"),
+    (["deal", "tienlen", "--deals", -5], "positive"),
+    (["deal", "tienlen", "--deals", "lots"], "positive integer"),
+    (["deal", "tienlen", "--deals", 10, "--set", "colour=red"], "unknown switch"),
+    (["deal", "tienlen", "--deals", 10, "--set", "players=5"], "players"),
+    (["deal", "tienlen", "--deals", 10, "--set", "players=two"], "players"),
+    (["deal", "tienlen", "--deals", 10, "--set", "cards_per_player=14"], "impossible"),
+    (["deal", "tienlen", "--deals", 10, "--set", "instant_wins=dragon,royal_flush"], "instant_wins"),
+    (["deal", "tienlen", "--deals", 10, "--set", "noequals"], "key=value"),
+    (["deal", "tienlen", "--deals", 10, "--seed", "abc"], "--seed"),
+    (["deal", "tienlen", "--deals", 10, "--seed", 2**64], "--seed"),
+    (["deal", "tienlen", "--deals", 10, "--threads", 0], "--threads"),
+    (["deal", "tienlen", "--deals", 10, "--chunk-size", 0], "chunk"),
+    (["deal", "tienlen", "--deals", 10, "--per-deal"], "--out"),
+    (["deal", "tienlen", "--deals", 10, "--rules", "missing.toml"], "rules file"),
+    (["deal", "tienlen", "--deals", 10, "--frobnicate"], "No such option"),
+    (["deal", "tienlen"], "Missing option"),
+    (["summary", "nowhere"], "not a cardsim dataset"),
+    (["rules", "poker"], "unknown game"),
+])
+def test_bad_input_exits_2_with_one_line_and_writes_nothing(tmp_path, capsys, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    code, stdout, stderr = run(capsys, *args)
+    assert code == 2
+    assert stderr.count("\n") == 1 and stderr.startswith("cardsim: error:") and message in stderr
+    assert "Traceback" not in stderr + stdout
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bad_rules_file_content(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("players = [\n")
+    code, _, stderr = run(capsys, "deal", "tienlen", "--deals", 10, "--rules", bad)
+    assert code == 2 and "cannot read rules file" in stderr
+    bad.write_text("[loba]\nplayers = 3\n")
+    code, _, stderr = run(capsys, "deal", "tienlen", "--deals", 10, "--rules", bad)
+    assert code == 2 and "unexpected table" in stderr
+
+
+def test_output_path_errors_leave_nothing(tmp_path, capsys):
+    out = tmp_path / "run"
+    deal(capsys, out, n=1000)
+    before = sorted(os.listdir(tmp_path))
+    code, _, stderr = run(capsys, "deal", "tienlen", "--deals", 10, "--out", out)
+    assert code == 2 and "exists" in stderr
+    code, _, stderr = run(capsys, "deal", "tienlen", "--deals", 10, "--out", tmp_path / "no" / "such" / "dir")
+    assert code == 2 and "parent does not exist" in stderr
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "thesis.txt").write_text("do not delete")
+    code, _, stderr = run(capsys, "deal", "tienlen", "--deals", 10, "--out", precious, "--overwrite")
+    assert code == 2 and "not a cardsim dataset" in stderr
+    assert (precious / "thesis.txt").exists()
+    assert sorted(os.listdir(tmp_path)) == sorted(before + ["precious"])
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+def test_unwritable_parent(tmp_path, capsys):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    code, _, stderr = run(capsys, "deal", "tienlen", "--deals", 10, "--out", locked / "run")
+    assert code == 2 and "not writable" in stderr
+
+
+def test_overwrite_replaces_dataset_atomically(tmp_path, capsys):
+    out = tmp_path / "run"
+    deal(capsys, out, n=1000, seed=1)
+    deal(capsys, out, "--overwrite", n=2000, seed=2)
+    assert analysis.run_info(out)["n"] == 2000
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]  # no temporary leftovers
+
+
+def test_failure_mid_run_leaves_no_output(tmp_path, capsys, monkeypatch):
+    import simcore.tienlen.deal_task as deal_task
+
+    calls = {"n": 0}
+    original = deal_task.DealTask.run_chunk
+
+    def flaky(config, chunk_id):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return original(config, chunk_id)
+
+    monkeypatch.setattr(deal_task.DealTask, "run_chunk", staticmethod(flaky))
+    code, _, stderr = run(capsys, "deal", "tienlen", "--deals", 3000, "--chunk-size", 1000, "--out", tmp_path / "run")
+    assert code == 130 and "interrupted" in stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_games_and_rules_listing(capsys):
+    code, stdout, _ = run(capsys, "games")
+    assert code == 0 and "tienlen" in stdout
+    code, stdout, _ = run(capsys, "rules", "tienlen")
+    assert code == 0
+    for switch in ("players", "cards_per_player", "instant_wins", "chop_rules", "scoring"):
+        assert switch in stdout
+    code, stdout, _ = run(capsys, "--help")
+    assert code == 0 and "deal" in stdout and "summary" in stdout
