@@ -21,7 +21,7 @@ except ImportError:  # pragma: no cover
     from click.exceptions import ClickException
 
 from simcore import registry
-from simcore.config import ConfigError, load_rules_file, parse_set_options
+from simcore.config import CardsimError, ConfigError, Interrupted, RunFailed, load_rules_file, parse_set_options
 
 app = typer.Typer(
     name="cardsim",
@@ -80,8 +80,8 @@ def resolve_rules(game: str, rules_file: Optional[Path], sets: List[str]):
     return cls.from_settings(settings)
 
 
-def print_rates(table, as_json: bool) -> None:
-    """Print a rates table (``analysis.rates``) as a rich table or JSON records."""
+def print_summary(table, as_json: bool) -> None:
+    """Print a summary table (``analysis.summary``) as text or JSON records."""
     if as_json:
         records = []
         for row in table.itertuples(index=False):
@@ -142,16 +142,62 @@ class _LazyProgress:
             self.progress.stop()
 
 
+BACKENDS = ("local", "dask")
+
+
+def run_missing_chunks(run, backend: str, scheduler: Optional[str], workers: Optional[int], quiet: bool) -> None:
+    """Execute the chunks of ``run`` that have no parts yet, on the chosen backend."""
+    from simcore.runner import execute_local
+
+    missing = run.missing_chunks()
+    progress = _LazyProgress(not quiet, f"{run.manifest['task']} {run.manifest['game']}", len(missing))
+    try:
+        if backend == "dask":
+            from simcore.dask_backend import execute_dask
+
+            execute_dask(run, missing, scheduler=scheduler, workers=workers, on_chunk=progress.update)
+        else:
+            execute_local(run, missing, on_chunk=progress.update)
+    except OSError as exc:
+        done = run.manifest["n_chunks"] - len(run.missing_chunks())
+        raise RunFailed(f"writing the dataset failed: {exc.strerror or exc} ({done} of "
+                        f"{run.manifest['n_chunks']} chunks are saved; fix the cause, then 'cardsim resume {run.out}')") from None
+    finally:
+        progress.close()
+
+
+def check_backend(backend: str, scheduler: Optional[str], workers: Optional[int]) -> None:
+    if backend not in BACKENDS:
+        raise ConfigError(f"unknown backend '{backend}' (known: {', '.join(BACKENDS)})")
+    if backend != "dask" and (scheduler or workers):
+        raise ConfigError("--scheduler and --workers need --backend dask")
+    if workers is not None and workers < 1:
+        raise ConfigError(f"--workers must be at least 1, got {workers}")
+
+
+def finish_and_report(run, out_is_temporary: bool, overwrite: bool, as_json: bool, quiet: bool) -> None:
+    """Commit the finished run and print its summary."""
+    import analysis
+
+    path = run.commit(overwrite=overwrite)
+    print_summary(analysis.summary(path), as_json)
+    if not as_json and not quiet:
+        meta = run.manifest
+        where = "" if out_is_temporary else f", written to {path}"
+        stderr.print(f"{meta['game']} {meta['task']}: n={meta['n']:,} seed={meta['seed']}{where}", markup=False)
+
+
 def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Optional[int],
                 sets: List[str], rules_file: Optional[Path], out: Optional[Path], overwrite: bool,
-                chunk_size: Optional[int], quiet: bool, as_json: bool, options: dict[str, Any]) -> None:
+                chunk_size: Optional[int], quiet: bool, as_json: bool, options: dict[str, Any],
+                backend: str = "local", scheduler: Optional[str] = None, workers: Optional[int] = None,
+                resume: bool = False) -> None:
     """Validate everything, run all chunks, write the dataset atomically, print the summary."""
-    import pandas as pd
-    import pyarrow as pa
+    import shutil
+    import tempfile
 
-    import analysis
-    from simcore.output import DatasetWriter, check_output_path
-    from simcore.runner import DEFAULT_CHUNK_SIZE, RunConfig, iter_chunks, set_threads
+    from simcore.output import PartialRun, check_output_path, partial_path
+    from simcore.runner import DEFAULT_CHUNK_SIZE, RunConfig, set_threads
 
     spec = registry.get_task(game, task)
     rules = resolve_rules(game, rules_file, sets)
@@ -160,38 +206,44 @@ def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Opti
         spec.check_size(n, options)
     if chunk_size is not None and chunk_size <= 0:
         raise ConfigError(f"--chunk-size must be positive, got {chunk_size}")
+    check_backend(backend, scheduler, workers)
     config = RunConfig(game=game, task=task, rules=rules, n=n, seed=parse_seed(seed),
                        chunk_size=chunk_size or getattr(spec, "default_chunk_size", DEFAULT_CHUNK_SIZE),
                        options=options)
-    used_threads = set_threads(threads)
-    tables = spec.tables(config)
-    if out is None and len(tables) > 1:
-        raise ConfigError(f"the {tables[1]} table needs --out PATH")
-    if out is not None:
-        check_output_path(out, overwrite)
+    set_threads(threads)
+    manifest = config.manifest()
+    if out is None and len(manifest["tables"]) > 1:
+        raise ConfigError(f"the {manifest['tables'][1]} table needs --out PATH")
+    if resume and out is None:
+        raise ConfigError("--resume needs --out PATH")
 
-    progress = _LazyProgress(not quiet, f"{task} {game}", config.n_chunks)
-    counts = []
-    writer = DatasetWriter(out, config.metadata(used_threads), overwrite) if out is not None else None
+    temporary = None
+    if out is None:  # still stream through a dataset: memory stays bounded
+        temporary = Path(tempfile.mkdtemp(prefix="cardsim-"))
+        out = temporary / "run"
     try:
-        for chunk_id, chunk_tables in iter_chunks(config, on_chunk=progress.update):
-            if writer is not None:
-                writer.write_chunk(chunk_id, chunk_tables)
-            if "counts" in chunk_tables:
-                counts.append(chunk_tables["counts"])
-        progress.close()
-        if writer is not None:
-            writer.commit()
-    except BaseException:
-        progress.close()
-        if writer is not None:
-            writer.abort()
-        raise
-    summary = analysis.rates(pa.concat_tables(counts).to_pandas()) if counts else pd.DataFrame()
-    print_rates(summary, as_json)
-    if not as_json and not quiet:
-        where = f", written to {out}" if out is not None else ""
-        stderr.print(f"{game} {task}: n={n:,} seed={config.seed}{where}")
+        if resume and partial_path(Path(out)).exists():
+            run = PartialRun.open(Path(out))
+            same = {k: v for k, v in run.manifest.items() if k != "created"} == \
+                   {k: v for k, v in manifest.items() if k != "created"}
+            if not same:
+                raise ConfigError(f"the unfinished run for {out} has different settings "
+                                  f"(see {partial_path(Path(out))}/manifest.json); use --overwrite to start again")
+        else:
+            check_output_path(out, overwrite)
+            run = PartialRun.create(Path(out), manifest, overwrite)
+        try:
+            run_missing_chunks(run, backend, scheduler, workers, quiet)
+        except KeyboardInterrupt:
+            if temporary is None:
+                saved = manifest["n_chunks"] - len(run.missing_chunks())
+                raise Interrupted(f"interrupted; {saved} of {manifest['n_chunks']} chunks are saved: "
+                                  f"finish with 'cardsim resume {out}'") from None
+            raise Interrupted("interrupted") from None
+        finish_and_report(run, temporary is not None, overwrite, as_json, quiet)
+    finally:
+        if temporary is not None:
+            shutil.rmtree(temporary, ignore_errors=True)
 
 
 # ----------------------------------------------------------------------------- commands
@@ -214,6 +266,10 @@ def rules_command(game: str = typer.Argument(..., help="game name (see `cardsim 
             sys.stdout.write(f"  {key}: {text}\n")
 
 
+BACKEND_HELP = "local (this machine, numba threads) or dask (one task per chunk; pip install 'cardsim[dask]')"
+SCHEDULER_HELP = "Dask scheduler address (default: a LocalCluster for this run)"
+WORKERS_HELP = "worker processes of the LocalCluster (--backend dask)"
+RESUME_HELP = "continue an interrupted run with the same settings at --out instead of starting again"
 SEED_HELP = "run seed (0..2**64-1); random and printed when omitted"
 SET_HELP = "rule switch override key=value (repeatable); see `cardsim rules GAME`"
 
@@ -232,6 +288,10 @@ def deal_command(
     chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="deals per chunk / Parquet part"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar or closing line"),
     as_json: bool = typer.Option(False, "--json", help="print the summary as JSON records"),
+    backend: str = typer.Option("local", "--backend", help=BACKEND_HELP),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    workers: Optional[int] = typer.Option(None, "--workers", help=WORKERS_HELP),
+    resume: bool = typer.Option(False, "--resume", help=RESUME_HELP),
 ) -> None:
     """Deal N random hands and count deal events per seat and for the table.
 
@@ -241,7 +301,7 @@ def deal_command(
     n = parse_count(deals, "--deals")
     options = {"per_deal": True} if per_deal else {}
     execute_run(game, "deal", n, seed, threads, sets, rules_file, out, overwrite, chunk_size, quiet,
-                as_json, options)
+                as_json, options, backend, scheduler, workers, resume)
 
 
 @app.command("summary")
@@ -252,7 +312,48 @@ def summary_command(
     """Print the summary table of a saved dataset."""
     import analysis
 
-    print_rates(analysis.summary(path), as_json)
+    print_summary(analysis.summary(path), as_json)
+
+
+@app.command("resume")
+def resume_command(
+    path: Path = typer.Argument(..., help="the --out PATH of an interrupted run"),
+    threads: Optional[int] = typer.Option(None, "--threads", "-t", help="worker threads (default: all cores)"),
+    backend: str = typer.Option("local", "--backend", help=BACKEND_HELP),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    workers: Optional[int] = typer.Option(None, "--workers", help=WORKERS_HELP),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar or closing line"),
+    as_json: bool = typer.Option(False, "--json", help="print the summary as JSON records"),
+) -> None:
+    """Finish an interrupted run: run only its missing chunks (same result as an uninterrupted run)."""
+    from simcore.output import PartialRun
+    from simcore.runner import RunConfig, set_threads
+
+    check_backend(backend, scheduler, workers)
+    set_threads(threads)
+    run = PartialRun.open(path)
+    RunConfig.from_manifest(run.manifest)  # validates game, task and rules before any work
+    try:
+        run_missing_chunks(run, backend, scheduler, workers, quiet)
+    except KeyboardInterrupt:
+        raise Interrupted(f"interrupted; resume again with 'cardsim resume {path}'") from None
+    finish_and_report(run, False, False, as_json, quiet)
+
+
+@app.command("verify")
+def verify_command(path: Path = typer.Argument(..., help="dataset directory")) -> None:
+    """Check a dataset: manifest vs parts, row counts, checksums, metadata. Exit 1 on any problem."""
+    from simcore.output import verify
+
+    problems = verify(path)
+    if problems:
+        for problem in problems:
+            sys.stdout.write(f"PROBLEM {problem}\n")
+        raise RunFailed(f"{path}: {len(problems)} problem(s) found")
+    meta = json.loads((path / "run.json").read_text())
+    rows = sum(p["rows"] for p in meta["parts"])
+    sys.stdout.write(f"OK {path}: {meta['game']} {meta['task']}, n={meta['n']:,}, "
+                     f"{len(meta['parts'])} parts, {rows:,} rows, checksums match\n")
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -268,15 +369,18 @@ def main(argv: Optional[list[str]] = None) -> int:
         message = " ".join(exc.format_message().split())
         _error(f"{message} (see '{command} --help')")
         return 2 if exc.exit_code == 2 else 1
-    except ConfigError as exc:
-        _error(str(exc))
-        return 2
+    except CardsimError as exc:
+        if isinstance(exc, Interrupted):
+            sys.stderr.write(f"cardsim: {exc}\n")
+        else:
+            _error(str(exc))
+        return exc.exit_code
     except (typer.Abort, KeyboardInterrupt):
         sys.stderr.write("cardsim: interrupted\n")
         return 130
     except BrokenPipeError:
         return 0
-    if result == 130:  # typer turns KeyboardInterrupt into exit code 130
+    if result == 130:  # typer turns a KeyboardInterrupt outside a run into exit code 130
         sys.stderr.write("cardsim: interrupted\n")
     return result if isinstance(result, int) else 0
 

@@ -17,8 +17,26 @@ from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 
-class ConfigError(ValueError):
-    """Invalid user input (unknown game or switch, bad value, bad path...)."""
+class CardsimError(Exception):
+    """An error reported to the user as one line; ``exit_code`` is the CLI's status."""
+
+    exit_code = 1
+
+
+class ConfigError(CardsimError, ValueError):
+    """Invalid user input (unknown game or switch, bad value, bad path...): exit code 2."""
+
+    exit_code = 2
+
+
+class RunFailed(CardsimError):
+    """A run that started but could not finish (I/O error, worker failure): exit code 1."""
+
+
+class Interrupted(CardsimError):
+    """The user interrupted a run (Ctrl-C): exit code 130; finished parts are kept."""
+
+    exit_code = 130
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import dataclasses
 import datetime as _dt
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Mapping
 
 import numba
 import pyarrow as pa
@@ -75,10 +75,16 @@ class RunConfig:
         start = chunk_id * self.chunk_size
         return start, min(self.chunk_size, self.n - start)
 
-    def metadata(self, threads: int | None = None) -> dict[str, Any]:
-        """JSON-ready description of the run (written to run.json and every part)."""
+    def manifest(self) -> dict[str, Any]:
+        """JSON-ready description of the run: everything needed to rerun any chunk.
+
+        Written to ``manifest.json`` and ``run.json`` and embedded in every part.
+        """
+        from simcore.output import FORMAT_VERSION
+
         spec = get_task(self.game, self.task)
-        meta = {
+        return {
+            "format": FORMAT_VERSION,
             "cardsim_version": __version__,
             "game": self.game,
             "task": self.task,
@@ -93,9 +99,21 @@ class RunConfig:
             "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "numba_version": numba.__version__,
         }
-        if threads is not None:
-            meta["threads"] = threads
-        return meta
+
+    @classmethod
+    def from_manifest(cls, manifest: Mapping[str, Any]) -> "RunConfig":
+        """Rebuild the config of a run from its manifest (for resume and remote workers)."""
+        from simcore.registry import rules_class
+
+        try:
+            rules = rules_class(manifest["game"]).from_settings(manifest["rules"])
+            return cls(game=manifest["game"], task=manifest["task"], rules=rules, n=int(manifest["n"]),
+                       seed=int(manifest["seed"]), chunk_size=int(manifest["chunk_size"]),
+                       options=dict(manifest.get("options", {})))
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, ConfigError):
+                raise ConfigError(f"manifest does not describe a valid run: {exc}") from None
+            raise ConfigError(f"manifest does not describe a valid run (missing or bad {exc})") from None
 
 
 def run_chunk(config: RunConfig, chunk_id: int) -> dict[str, pa.Table]:
@@ -114,18 +132,28 @@ def set_threads(threads: int | None) -> int:
     return threads
 
 
-def iter_chunks(
-    config: RunConfig,
-    chunk_ids: list[int] | None = None,
-    on_chunk: Callable[[int, int], None] | None = None,
-) -> Iterator[tuple[int, dict[str, pa.Table]]]:
-    """Run chunks in order, yielding ``(chunk_id, tables)``; ``on_chunk(done, total)`` reports progress."""
-    ids = list(range(config.n_chunks)) if chunk_ids is None else list(chunk_ids)
-    for done, chunk_id in enumerate(ids, 1):
-        tables = run_chunk(config, chunk_id)
+def write_chunk(manifest: Mapping[str, Any], out: str, chunk_id: int, threads: int | None = None) -> dict[str, int]:
+    """Run one chunk and write its parts into the unfinished run of ``out``.
+
+    Self-contained (takes the JSON manifest, not Python objects), so a remote worker
+    can execute it; returns the row count of each table written.
+    """
+    from pathlib import Path
+
+    from simcore.output import PartialRun
+
+    if threads is not None:
+        set_threads(threads)
+    config = RunConfig.from_manifest(manifest)
+    return PartialRun(Path(out), dict(manifest)).write_chunk(chunk_id, run_chunk(config, chunk_id))
+
+
+def execute_local(run, chunk_ids: list[int], on_chunk: Callable[[int, int], None] | None = None) -> None:
+    """Run chunks one after the other in this process (kernels use numba threads)."""
+    for done, chunk_id in enumerate(chunk_ids, 1):
+        write_chunk(run.manifest, str(run.out), chunk_id)
         if on_chunk is not None:
-            on_chunk(done, len(ids))
-        yield chunk_id, tables
+            on_chunk(done, len(chunk_ids))
 
 
 def replace_options(config: RunConfig, **changes: Any) -> RunConfig:

@@ -174,7 +174,7 @@ def test_overwrite_replaces_dataset_atomically(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]  # no temporary leftovers
 
 
-def test_failure_mid_run_leaves_no_output(tmp_path, capsys, monkeypatch):
+def test_interrupted_run_publishes_nothing_and_resumes(tmp_path, capsys, monkeypatch):
     import simcore.tienlen.deal_task as deal_task
 
     calls = {"n": 0}
@@ -187,7 +187,34 @@ def test_failure_mid_run_leaves_no_output(tmp_path, capsys, monkeypatch):
         return original(config, chunk_id)
 
     monkeypatch.setattr(deal_task.DealTask, "run_chunk", staticmethod(flaky))
-    code, _, stderr = run(capsys, "deal", "tienlen", "--deals", 3000, "--chunk-size", 1000, "--out", tmp_path / "run")
+    args = ["deal", "tienlen", "--deals", 3000, "--seed", 5, "--chunk-size", 1000]
+    code, _, stderr = run(capsys, *args, "--out", tmp_path / "run")
+    assert code == 130 and "1 of 3 chunks are saved" in stderr and "cardsim resume" in stderr
+    assert not (tmp_path / "run").exists()  # nothing published
+    assert sorted(p.name for p in (tmp_path / ".run.partial" / "counts").iterdir()) == ["part-000000.parquet"]
+    # a new run refuses to clobber the unfinished one silently
+    code, _, stderr = run(capsys, *args, "--out", tmp_path / "run")
+    assert code == 2 and "unfinished run" in stderr
+    code, _, stderr = run(capsys, "resume", tmp_path / "run", "--quiet")
+    assert code == 0, stderr
+    assert calls["n"] == 4  # 2 before the interrupt, 2 missing chunks after
+    monkeypatch.undo()
+    deal(capsys, tmp_path / "straight", n=3000, seed=5)
+    pd.testing.assert_frame_equal(analysis.rates(analysis.load(tmp_path / "run")),
+                                  analysis.rates(analysis.load(tmp_path / "straight")))
+
+
+def test_interrupt_without_out_leaves_nothing(tmp_path, capsys, monkeypatch):
+    import tempfile
+
+    import simcore.tienlen.deal_task as deal_task
+
+    def interrupted(config, chunk_id):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(deal_task.DealTask, "run_chunk", staticmethod(interrupted))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    code, _, stderr = run(capsys, "deal", "tienlen", "--deals", 3000)
     assert code == 130 and "interrupted" in stderr
     assert list(tmp_path.iterdir()) == []
 
