@@ -38,7 +38,6 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-stdout = Console(highlight=False, soft_wrap=True)
 stderr = Console(stderr=True, highlight=False)
 
 _COUNT_RE = re.compile(r"^\s*(\d[\d_]*(?:\.\d+)?(?:[eE]\+?\d+)?)\s*([kKmMgG]?)\s*$")
@@ -184,7 +183,7 @@ def finish_and_report(run, out_is_temporary: bool, overwrite: bool, as_json: boo
     if not as_json and not quiet:
         meta = run.manifest
         where = "" if out_is_temporary else f", written to {path}"
-        stderr.print(f"{meta['game']} {meta['task']}: n={meta['n']:,} seed={meta['seed']}{where}", markup=False)
+        sys.stderr.write(f"{meta['game']} {meta['task']}: n={meta['n']:,} seed={meta['seed']}{where}\n")
 
 
 def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Optional[int],
@@ -313,6 +312,94 @@ def summary_command(
     import analysis
 
     print_summary(analysis.summary(path), as_json)
+
+
+@app.command("experiment")
+def experiment_command(
+    spec_file: Path = typer.Argument(..., help="experiment spec (TOML): game, task, n, seed, [baseline], [[arms]]"),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="write each arm's dataset and the comparison here"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace an existing experiment at --out"),
+    n: Optional[str] = typer.Option(None, "--n", "-n", help="override the spec's number of games per arm"),
+    seed: Optional[str] = typer.Option(None, "--seed", help="override the spec's seed"),
+    threads: Optional[int] = typer.Option(None, "--threads", "-t", help="worker threads (default: all cores)"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
+    as_json: bool = typer.Option(False, "--json", help="print the comparison as JSON records"),
+) -> None:
+    """Run a baseline and its arms on the same deals and compare them game by game.
+
+    Every arm uses the same seed, so game i starts from the same deal in all arms
+    (common random numbers); differences get a paired 95% interval, much tighter than
+    two independent runs (whose interval is printed too, for reference).
+    """
+    import shutil
+    import tempfile
+    import uuid
+
+    from analysis.compare import compare
+    from simcore.experiment import arm_configs, read_experiment, write_experiment_json
+    from simcore.output import PartialRun, check_output_path
+    from simcore.runner import set_threads
+
+    experiment = read_experiment(spec_file, parse_count(n, "--n") if n is not None else None,
+                                 parse_seed(seed) if seed is not None else None)
+    set_threads(threads)
+    if out is not None:
+        check_output_path(out, overwrite)
+        work = out.absolute().parent / f".{out.name}.experiment-{uuid.uuid4().hex[:8]}"
+        work.mkdir()
+    else:
+        work = Path(tempfile.mkdtemp(prefix="cardsim-experiment-"))
+    try:
+        paths = {}
+        for arm, config in zip(experiment.arms, arm_configs(experiment)):
+            path = work / arm.name
+            run = PartialRun.create(path, config.manifest())
+            run_missing_chunks(run, "local", None, None, quiet)
+            paths[arm.name] = run.commit()
+        names = [arm.name for arm in experiment.arms]
+        table = compare(paths[names[0]], {name: paths[name] for name in names[1:]})
+        table.to_parquet(work / "comparison.parquet", index=False)
+        table.to_csv(work / "comparison.csv", index=False)
+        write_experiment_json(work, experiment)
+        if out is not None:
+            if out.exists():
+                shutil.rmtree(out)
+            work.rename(out)
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted; experiments restart from scratch") from None
+    finally:
+        if out is None or work.exists():
+            shutil.rmtree(work, ignore_errors=True)
+    print_comparison(table, as_json)
+    if not as_json and not quiet:
+        where = f", written to {out}" if out is not None else ""
+        sys.stderr.write(f"{experiment.name}: {experiment.game} {experiment.task}, n={experiment.n:,} per arm, "
+                         f"seed={experiment.seed}{where}\n")
+
+
+def print_comparison(table, as_json: bool) -> None:
+    """Print an experiment comparison as text or JSON records."""
+    if as_json:
+        sys.stdout.write(table.to_json(orient="records") + "\n")
+        return
+    rows = [(r.metric, r.arm, f"{r.baseline:.4f}", f"{r.value:.4f}", f"{r.difference:+.4f}",
+             f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]", f"[{r.unpaired_ci_low:+.4f}, {r.unpaired_ci_high:+.4f}]")
+            for r in table.itertuples(index=False)]
+    print_plain_table(("metric", "arm", "baseline", "arm value", "difference", "95% CI (paired)",
+                       "95% CI (unpaired)"), rows, right=(2, 3, 4, 5, 6))
+
+
+@app.command("report")
+def report_command(
+    paths: List[Path] = typer.Argument(..., help="run datasets and/or experiment directories"),
+    out: Path = typer.Option(Path("report.html"), "--out", "-o", help="report file: .html (self-contained) or .md (+ PNG files)"),
+) -> None:
+    """Write a report with tables and plots: rates by seat with interval bars, win rates,
+    game-length distributions, and for experiments the differences with their intervals."""
+    from analysis.report import build_report
+
+    written = build_report(paths, out)
+    sys.stderr.write(f"report written to {written}\n")
 
 
 @app.command("resume")

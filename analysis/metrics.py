@@ -1,0 +1,59 @@
+"""Per-game metric columns of each (game, task), for experiments and reports.
+
+A metric function takes one part of a run's per-game table (a DataFrame) and returns
+a DataFrame with one row per game, indexed like the input, of numeric columns: 0/1
+indicators (their mean is a rate) or quantities (points, lengths). Experiments compare
+the same metric between arms game by game.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import pandas as pd
+
+from simcore.config import ConfigError
+
+
+def _seats(frame: pd.DataFrame, prefix: str) -> list[int]:
+    return sorted(int(c[len(prefix):]) for c in frame.columns if c.startswith(prefix) and c[len(prefix):].isdigit())
+
+
+def tienlen_deal(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per-deal indicators from the ``per_deal`` table: instant wins overall and by seat."""
+    out = pd.DataFrame(index=frame.index)
+    winner = frame["instant_winner"].astype(int)
+    out["instant_win"] = (winner >= 0).astype(float)
+    for seat in _seats(frame, "hand_"):
+        out[f"instant_win_seat_{seat}"] = (winner == seat).astype(float)
+    return out
+
+
+def tienlen_play(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per-game wins, points and lengths from the ``games`` table."""
+    out = pd.DataFrame(index=frame.index)
+    for seat in _seats(frame, "place_"):
+        out[f"win_seat_{seat}"] = (frame[f"place_{seat}"] == 1).astype(float)
+    for seat in _seats(frame, "points_"):
+        out[f"points_seat_{seat}"] = frame[f"points_{seat}"].astype(float)
+    for column in ("tricks", "plays"):
+        if column in frame:
+            out[column] = frame[column].astype(float)
+    if "instant_winner" in frame:
+        out["instant_win"] = (frame["instant_winner"] >= 0).astype(float)
+    return out
+
+
+#: (game, task) -> (per-game table name, metric function, options the task needs)
+METRICS: dict[tuple[str, str], tuple[str, Callable[[pd.DataFrame], pd.DataFrame], dict]] = {
+    ("tienlen", "deal"): ("per_deal", tienlen_deal, {"per_deal": True}),
+    ("tienlen", "play"): ("games", tienlen_play, {}),
+}
+
+
+def metric_spec(game: str, task: str):
+    """``(table, function, required options)`` for a (game, task), or ConfigError."""
+    try:
+        return METRICS[(game, task)]
+    except KeyError:
+        known = ", ".join(f"{g} {t}" for g, t in METRICS)
+        raise ConfigError(f"experiments are not available for {game} {task} (available: {known})") from None

@@ -1,0 +1,178 @@
+"""Self-contained reports (HTML with embedded PNGs, or Markdown + PNG files).
+
+``build_report(paths, out)`` renders one section per input: a run dataset (deal or
+play) or an experiment directory written by ``cardsim experiment``.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import io
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from analysis.compare import load_comparison
+from analysis.stats import mean_interval
+from analysis.tables import summary
+from simcore.config import ConfigError
+from simcore.output import Dataset
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+class _Figures:
+    """Collects PNG figures: inline (HTML) or as files beside a Markdown report."""
+
+    def __init__(self, out: Path, inline: bool):
+        self.out = out
+        self.inline = inline
+        self.count = 0
+
+    def add(self, fig, title: str) -> str:
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+        _plt().close(fig)
+        data = buffer.getvalue()
+        self.count += 1
+        if self.inline:
+            src = "data:image/png;base64," + base64.b64encode(data).decode()
+            return f'<figure><img alt="{html.escape(title)}" src="{src}"><figcaption>{html.escape(title)}</figcaption></figure>'
+        name = f"{self.out.stem}-fig{self.count}.png"
+        (self.out.parent / name).write_bytes(data)
+        return f"![{title}]({name})"
+
+
+def _rate_bars(rates: pd.DataFrame, events: list[str], title: str):
+    plt = _plt()
+    per_seat = rates[rates["event"].isin(events) & (rates["seat"] != "any")]
+    seats = sorted(per_seat["seat"].unique())
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    width = 0.8 / max(len(seats), 1)
+    for k, seat in enumerate(seats):
+        rows = per_seat[per_seat["seat"] == seat].set_index("event").reindex(events)
+        x = np.arange(len(events)) + k * width
+        err = np.vstack([rows["rate"] - rows["ci_low"], rows["ci_high"] - rows["rate"]])
+        ax.bar(x, rows["rate"], width, yerr=err, capsize=2, label=f"seat {seat}")
+    ax.set_xticks(np.arange(len(events)) + width * (len(seats) - 1) / 2)
+    ax.set_xticklabels(events, rotation=20, ha="right", fontsize=8)
+    ax.set_ylabel("rate per deal")
+    ax.set_title(title)
+    ax.legend(fontsize=7)
+    return fig
+
+
+def _table_html(frame: pd.DataFrame, fmt: str) -> str:
+    if fmt == "md":
+        return frame.to_markdown(index=False) if _has_tabulate() else "```\n" + frame.to_string(index=False) + "\n```"
+    return frame.to_html(index=False, float_format=lambda v: f"{v:.6g}", border=0, classes="t")
+
+
+def _has_tabulate() -> bool:
+    try:
+        import tabulate  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _deal_section(dataset: Dataset, figures: _Figures, fmt: str) -> list[str]:
+    rates = summary(dataset.path)
+    parts = [_table_html(rates, fmt)]
+    events = [e for e in pd.unique(rates["event"]) if e.startswith("instant_win") or e in ("weak_hand", "dealt_triple", "dealt_quadruple")]
+    if events:
+        parts.append(figures.add(_rate_bars(rates, events[:8], "per-seat rates with 95% intervals"), "rates by seat"))
+    return parts
+
+
+def _play_section(dataset: Dataset, figures: _Figures, fmt: str) -> list[str]:
+    plt = _plt()
+    table = summary(dataset.path)
+    parts = [_table_html(table, fmt)]
+    games = dataset.read("games")
+    seats = sorted(int(c.split("_")[1]) for c in games.columns if c.startswith("place_"))
+    if seats:
+        fig, ax = plt.subplots(figsize=(5, 3))
+        stats = [mean_interval((games[f"place_{s}"] == 1).to_numpy()) for s in seats]
+        means = np.array([x["mean"] for x in stats])
+        err = np.array([[x["mean"] - x["ci_low"] for x in stats], [x["ci_high"] - x["mean"] for x in stats]])
+        ax.bar([str(s) for s in seats], means, yerr=err, capsize=4, color="tab:blue")
+        ax.axhline(1 / len(seats), color="grey", lw=0.8, ls="--")
+        ax.set_xlabel("seat")
+        ax.set_ylabel("win rate")
+        ax.set_title("win rate by seat (95% intervals)")
+        parts.append(figures.add(fig, "win rate by seat"))
+    length = next((c for c in ("plays", "turns", "tricks") if c in games.columns), None)
+    if length:
+        fig, ax = plt.subplots(figsize=(5, 3))
+        ax.hist(games[length], bins=min(60, max(10, int(games[length].max() - games[length].min() + 1))), color="tab:green")
+        ax.set_xlabel(length)
+        ax.set_ylabel("games")
+        ax.set_title(f"game length ({length})")
+        parts.append(figures.add(fig, "game length distribution"))
+    return parts
+
+
+def _experiment_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
+    plt = _plt()
+    table = load_comparison(path)
+    parts = [_table_html(table, fmt)]
+    shown = table.head(20)
+    fig, ax = plt.subplots(figsize=(7, 0.35 * len(shown) + 1))
+    y = np.arange(len(shown))
+    ax.errorbar(shown["difference"], y + 0.15, xerr=[shown["difference"] - shown["unpaired_ci_low"],
+                                                      shown["unpaired_ci_high"] - shown["difference"]],
+                fmt="o", color="grey", ms=3, capsize=2, label="unpaired 95% CI")
+    ax.errorbar(shown["difference"], y - 0.15, xerr=[shown["difference"] - shown["ci_low"],
+                                                      shown["ci_high"] - shown["difference"]],
+                fmt="o", color="tab:red", ms=3, capsize=2, label="paired 95% CI (same deals)")
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_yticks(y)
+    ax.set_yticklabels([f"{m} [{a}]" for m, a in zip(shown["metric"], shown["arm"])], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("arm − baseline")
+    ax.legend(fontsize=7)
+    parts.append(figures.add(fig, "differences with 95% intervals"))
+    return parts
+
+
+def build_report(paths: list[str | os.PathLike], out: str | os.PathLike) -> Path:
+    """Write a report of datasets and experiments to ``out`` (``.html`` or ``.md``)."""
+    out = Path(out)
+    fmt = "md" if out.suffix.lower() in (".md", ".markdown") else "html"
+    if not out.absolute().parent.is_dir():
+        raise ConfigError(f"report directory does not exist: {out.absolute().parent}")
+    figures = _Figures(out, inline=(fmt == "html"))
+    sections = []
+    for raw in paths:
+        path = Path(raw)
+        if (path / "comparison.parquet").is_file():
+            title = f"Experiment {path.name}"
+            body = _experiment_section(path, figures, fmt)
+        else:
+            dataset = Dataset(path)
+            meta = dataset.meta
+            title = f"{meta['game']} {meta['task']}: {path.name} (n={meta['n']:,}, seed={meta['seed']})"
+            rules = ", ".join(f"{k}={v}" for k, v in meta["rules"].items())
+            body = [html.escape(f"rules: {rules}") if fmt == "html" else f"rules: {rules}"]
+            body += _play_section(dataset, figures, fmt) if meta["task"] == "play" else _deal_section(dataset, figures, fmt)
+        sections.append((title, body))
+    if fmt == "md":
+        text = "# cardsim report\n\n" + "\n\n".join(f"## {t}\n\n" + "\n\n".join(b) for t, b in sections) + "\n"
+    else:
+        style = ("body{font-family:sans-serif;max-width:1000px;margin:auto}table.t{border-collapse:collapse;"
+                 "font-size:12px}table.t td,table.t th{padding:2px 8px;border-bottom:1px solid #ddd}img{max-width:100%}")
+        body = "".join(f"<h2>{html.escape(t)}</h2>" + "".join(f"<div>{b}</div>" for b in parts) for t, parts in sections)
+        text = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>cardsim report</title>"
+                f"<style>{style}</style></head><body><h1>cardsim report</h1>{body}</body></html>\n")
+    out.write_text(text, encoding="utf-8")
+    return out

@@ -1,0 +1,167 @@
+"""A/B experiments: a baseline and arms that change some switches, on the same deals.
+
+An experiment spec is a TOML file::
+
+    name = "Tiến Lên: southern chop rules"
+    game = "tienlen"
+    task = "play"                   # or "deal"
+    n = 200_000                     # games (or deals) per arm
+    seed = 1
+    [baseline]
+    rules = { chop_rules = "seed" }
+    options = { policy = "heuristic" }
+    [[arms]]
+    name = "southern"
+    rules = { chop_rules = "southern" }
+
+Every arm runs with the same seed and chunking, so game ``i`` of every arm starts from
+the same deal (common random numbers) and differences can be taken game by game.
+Arm rules and options are applied on top of the baseline's.
+"""
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from simcore import registry
+from simcore.config import ConfigError
+
+_SPEC_KEYS = {"name", "game", "task", "n", "seed", "chunk_size", "baseline", "arms", "description"}
+_ARM_KEYS = {"name", "rules", "options"}
+_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+@dataclass(frozen=True)
+class Arm:
+    name: str
+    rules: Any  # validated Rules
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    game: str
+    task: str
+    n: int
+    seed: int
+    chunk_size: int
+    arms: tuple[Arm, ...]  # arms[0] is the baseline
+    description: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "game": self.game, "task": self.task, "n": self.n, "seed": self.seed,
+            "chunk_size": self.chunk_size, "description": self.description,
+            "arms": [{"name": a.name, "rules": a.rules.to_dict(), "options": a.options} for a in self.arms],
+        }
+
+
+def _table(value: Any, where: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where} must be a table")
+    return dict(value)
+
+
+def parse_experiment(data: dict[str, Any], source: str = "spec", n_override: int | None = None,
+                     seed_override: int | None = None) -> Experiment:
+    """Validate a spec dict (as read from TOML)."""
+    from simcore.runner import DEFAULT_CHUNK_SIZE
+
+    unknown = set(data) - _SPEC_KEYS
+    if unknown:
+        raise ConfigError(f"{source}: unknown key(s) {', '.join(sorted(unknown))} "
+                          f"(allowed: {', '.join(sorted(_SPEC_KEYS))})")
+    for key in ("game", "n"):
+        if key not in data and not (key == "n" and n_override):
+            raise ConfigError(f"{source}: missing key '{key}'")
+    game = str(data["game"])
+    rules_cls = registry.rules_class(game)
+    task = str(data.get("task", "play" if "play" in registry.tasks_of(game) else "deal"))
+    spec = registry.get_task(game, task)
+    n = n_override or data["n"]
+    if isinstance(n, str):
+        n = n.replace("_", "")
+        try:
+            n = int(float(n)) if float(n) == int(float(n)) else -1
+        except ValueError:
+            raise ConfigError(f"{source}: n must be a positive integer") from None
+    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+        raise ConfigError(f"{source}: n must be a positive integer")
+    seed = seed_override if seed_override is not None else data.get("seed", 1)
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64:
+        raise ConfigError(f"{source}: seed must be an integer in 0..2**64-1")
+    chunk_size = data.get("chunk_size", getattr(spec, "default_chunk_size", DEFAULT_CHUNK_SIZE))
+    if not isinstance(chunk_size, int) or chunk_size <= 0:
+        raise ConfigError(f"{source}: chunk_size must be a positive integer")
+
+    from analysis.metrics import metric_spec
+
+    _, _, required_options = metric_spec(game, task)
+    baseline = _table(data.get("baseline"), f"{source}: [baseline]")
+    arms_data = data.get("arms", [])
+    if not isinstance(arms_data, list) or not arms_data:
+        raise ConfigError(f"{source}: at least one [[arms]] entry is needed")
+    arms = []
+    names = set()
+    for index, raw in enumerate([dict(baseline, name=baseline.get("name", "baseline"))] + list(arms_data)):
+        where = f"{source}: " + ("[baseline]" if index == 0 else f"arm {index}")
+        raw = _table(raw, where)
+        bad = set(raw) - _ARM_KEYS
+        if bad:
+            raise ConfigError(f"{where}: unknown key(s) {', '.join(sorted(bad))} (allowed: name, rules, options)")
+        name = str(raw.get("name", f"arm{index}"))
+        if not _NAME_RE.match(name) or name in names:
+            raise ConfigError(f"{where}: arm names must be unique words of letters, digits, _ . - (got {name!r})")
+        names.add(name)
+        settings = dict(_table(baseline.get("rules"), where)) if index else {}
+        settings.update(_table(raw.get("rules"), where))
+        try:
+            rules = rules_cls.from_settings(settings)
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+        options = dict(_table(baseline.get("options"), where)) if index else {}
+        options.update(_table(raw.get("options"), where))
+        if hasattr(spec, "parse_options"):
+            options = spec.parse_options(rules, options)
+        options.update(required_options)
+        try:
+            spec.check_options(rules, options)
+            if hasattr(spec, "check_size"):
+                spec.check_size(n, options)
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+        arms.append(Arm(name=name, rules=rules, options=options))
+    return Experiment(name=str(data.get("name", Path(source).stem)), game=game, task=task, n=n, seed=seed,
+                      chunk_size=chunk_size, arms=tuple(arms), description=str(data.get("description", "")))
+
+
+def read_experiment(path: str | Path, n_override: int | None = None, seed_override: int | None = None) -> Experiment:
+    path = Path(path)
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"experiment spec not found: {path}") from None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read experiment spec {path}: {exc}") from None
+    return parse_experiment(data, str(path), n_override, seed_override)
+
+
+def arm_configs(experiment: Experiment):
+    """One :class:`RunConfig` per arm (baseline first), all with the same seed and chunking."""
+    from simcore.runner import RunConfig
+
+    return [RunConfig(game=experiment.game, task=experiment.task, rules=arm.rules, n=experiment.n,
+                      seed=experiment.seed, chunk_size=experiment.chunk_size, options=arm.options)
+            for arm in experiment.arms]
+
+
+def write_experiment_json(out: Path, experiment: Experiment) -> None:
+    (out / "experiment.json").write_text(json.dumps(experiment.to_dict(), ensure_ascii=False, indent=2) + "\n")

@@ -1,0 +1,173 @@
+"""Experiments (common random numbers), interval coverage, and reports."""
+import base64
+import json
+import math
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import analysis
+from analysis.intervals import wilson
+from analysis.stats import PairedMoments, paired_difference, unpaired_difference
+from cli.main import main
+
+SPEC = """
+name = "iw"
+game = "tienlen"
+task = "deal"
+n = 40000
+seed = 9
+chunk_size = 15000
+[baseline]
+rules = {{ instant_wins = "dragon,four_twos" }}
+[[arms]]
+name = "more"
+rules = {{ instant_wins = "{arm}" }}
+"""
+
+
+def run(capsys, *args):
+    code = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_common_random_numbers_pair_the_same_deals(tmp_path, capsys):
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC.format(arm="dragon,four_twos,six_pairs,one_colour"))
+    code, stdout, stderr = run(capsys, "experiment", spec, "--out", tmp_path / "exp", "--json", "--quiet")
+    assert code == 0, stderr
+    table = pd.DataFrame(json.loads(stdout))
+    saved = pd.read_parquet(tmp_path / "exp" / "comparison.parquet")
+    pd.testing.assert_frame_equal(table.reset_index(drop=True), saved, check_dtype=False)
+    # both arms really dealt the same hands
+    base = analysis.load(tmp_path / "exp" / "baseline", "per_deal").sort_values("deal").reset_index(drop=True)
+    arm = analysis.load(tmp_path / "exp" / "more", "per_deal").sort_values("deal").reset_index(drop=True)
+    hands = [f"hand_{s}" for s in range(4)]
+    assert base[hands].equals(arm[hands])
+    # adding kinds can only add instant wins: the paired interval is far narrower
+    row = table[table["metric"] == "instant_win"].iloc[0]
+    assert row["ci_high"] - row["ci_low"] < 0.7 * (row["unpaired_ci_high"] - row["unpaired_ci_low"])
+    assert row["se_ratio"] < 0.7
+    # and the difference equals the exact count of deals that changed outcome
+    expected = ((arm["instant_winner"] >= 0).mean() - (base["instant_winner"] >= 0).mean())
+    assert row["difference"] == pytest.approx(expected, abs=1e-12)
+    meta = json.loads((tmp_path / "exp" / "experiment.json").read_text())
+    assert [a["name"] for a in meta["arms"]] == ["baseline", "more"]
+
+
+def test_paired_and_unpaired_formulas():
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=5000)
+    b = a + rng.normal(scale=0.1, size=5000) + 0.05
+    paired, unpaired = paired_difference(a, b), unpaired_difference(a, b)
+    d = b - a
+    assert paired["difference"] == pytest.approx(d.mean())
+    assert paired["se"] == pytest.approx(d.std(ddof=1) / math.sqrt(d.size))
+    assert unpaired["se"] == pytest.approx(math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size))
+    assert paired["se"] < unpaired["se"] / 5
+    acc = PairedMoments()
+    for lo in range(0, 5000, 700):  # streaming in parts gives the same answer
+        acc.add(a[lo:lo + 700], b[lo:lo + 700])
+    assert acc.paired()["se"] == pytest.approx(paired["se"], rel=1e-9)
+    assert acc.unpaired()["se"] == pytest.approx(unpaired["se"], rel=1e-9)
+
+
+@pytest.mark.parametrize("p, n", [(0.5, 200), (0.1, 500), (0.01, 2000)])
+def test_wilson_coverage(p, n):
+    # Exact coverage: sum of binomial probabilities of the k whose interval covers p.
+    k = np.arange(n + 1)
+    low, high = wilson(k, n)
+    log_pmf = np.array([math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) for i in k]) \
+        + k * math.log(p) + (n - k) * math.log1p(-p)
+    exact = float(np.exp(log_pmf)[(low <= p) & (p <= high)].sum())
+    assert 0.93 < exact < 0.97
+    # Simulated Bernoulli data agree with it.
+    reps = 20_000
+    counts = np.random.default_rng(42).binomial(n, p, size=reps)
+    lo, hi = wilson(counts, n)
+    covered = ((lo <= p) & (p <= hi)).mean()
+    assert abs(covered - exact) / math.sqrt(exact * (1 - exact) / reps) < 4
+
+
+def test_wilson_known_values():
+    low, high = wilson(0, 10)
+    assert low == 0 and high == pytest.approx(0.2775, abs=1e-4)
+    low, high = wilson(50, 100)
+    assert (low, high) == (pytest.approx(0.4038, abs=1e-4), pytest.approx(0.5962, abs=1e-4))
+
+
+@pytest.mark.parametrize("content, message", [
+    ('game = "tienlen"\nn = 10\n', "[[arms]]"),
+    ('game = "tienlen"\nn = 10\ncolour = 1\n[[arms]]\nname="a"\n', "unknown key"),
+    ('game = "poker"\nn = 10\n[[arms]]\nname="a"\n', "unknown game"),
+    ('game = "tienlen"\ntask = "deal"\nn = -1\n[[arms]]\nname="a"\n', "n must be"),
+    ('game = "tienlen"\ntask = "deal"\nn = 10\n[[arms]]\nname="a"\nrules = { players = 7 }\n', "arm 1: bad value"),
+    ('game = "tienlen"\ntask = "deal"\nn = 10\n[[arms]]\nname="baseline"\n', "unique"),
+    ('game = "tienlen"\ntask = "deal"\nn = 10\n[[arms]]\nname="a"\nspeed = 2\n', "unknown key"),
+    ('game = "tienlen"\ntask = "deal"\nn = 1e9\n[[arms]]\nname="a"\n', "n must be"),
+    ("this is not toml", "cannot read experiment spec"),
+])
+def test_bad_experiment_specs(tmp_path, capsys, monkeypatch, content, message):
+    monkeypatch.chdir(tmp_path)
+    spec = tmp_path / "spec.toml"
+    spec.write_text(content)
+    code, _, stderr = run(capsys, "experiment", spec, "--out", tmp_path / "exp")
+    assert code == 2 and message in stderr and stderr.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["spec.toml"]
+
+
+class _Collector(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.images, self.tables, self.headings = [], 0, []
+        self._in_h = False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            self.images.append(dict(attrs)["src"])
+        self.tables += tag == "table"
+        self._in_h = tag in ("h1", "h2")
+
+    def handle_data(self, data):
+        if self._in_h:
+            self.headings.append(data)
+            self._in_h = False
+
+
+def _valid_png(data: bytes) -> bool:
+    import matplotlib.image as mpimg
+    import io
+
+    return data[:8] == b"\x89PNG\r\n\x1a\n" and mpimg.imread(io.BytesIO(data), format="png").ndim == 3
+
+
+def test_report_renders_html_and_markdown(tmp_path, capsys):
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC.format(arm="all"))
+    assert run(capsys, "experiment", spec, "--out", tmp_path / "exp", "--quiet")[0] == 0
+    assert run(capsys, "deal", "tienlen", "--deals", 20000, "--seed", 1, "--out", tmp_path / "deal", "--quiet")[0] == 0
+    code, _, stderr = run(capsys, "report", tmp_path / "exp", tmp_path / "deal", "--out", tmp_path / "r.html")
+    assert code == 0, stderr
+    parser = _Collector()
+    parser.feed((tmp_path / "r.html").read_text())
+    assert parser.tables >= 2 and len(parser.images) >= 2
+    assert any("Experiment exp" in h for h in parser.headings)
+    for src in parser.images:
+        assert src.startswith("data:image/png;base64,")
+        assert _valid_png(base64.b64decode(src.split(",", 1)[1]))
+    code, _, _ = run(capsys, "report", tmp_path / "exp", "--out", tmp_path / "r.md")
+    assert code == 0
+    text = (tmp_path / "r.md").read_text()
+    pngs = re.findall(r"\]\(([^)]+\.png)\)", text)
+    assert pngs and all(_valid_png((tmp_path / p).read_bytes()) for p in pngs)
+
+
+def test_report_errors(tmp_path, capsys):
+    code, _, stderr = run(capsys, "report", tmp_path / "nothing", "--out", tmp_path / "r.html")
+    assert code == 2 and "not a cardsim dataset" in stderr
+    assert not (tmp_path / "r.html").exists()
