@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.intervals import wilson
+from simcore.config import ConfigError
 from simcore.output import Dataset
 
 #: Columns of :func:`rates` (and of ``cardsim summary --json`` records).
@@ -73,8 +74,12 @@ def rates(counts: pd.DataFrame) -> pd.DataFrame:
 
 def summary(path: str | os.PathLike) -> pd.DataFrame:
     """The summary table of a finished run (what the CLI prints at the end)."""
+    from analysis.play_summary import PLAY_SUMMARIES
+
     dataset = Dataset(path)
-    task = dataset.meta.get("task")
+    game, task = dataset.meta.get("game"), dataset.meta.get("task")
     if task == "deal":
         return rates(dataset.read("counts"))
-    raise ValueError(f"no summary for task {task!r}")
+    if (game, task) in PLAY_SUMMARIES:
+        return PLAY_SUMMARIES[(game, task)](dataset)
+    raise ConfigError(f"no summary for {game} {task}")

@@ -80,7 +80,19 @@ def resolve_rules(game: str, rules_file: Optional[Path], sets: List[str]):
 
 
 def print_summary(table, as_json: bool) -> None:
-    """Print a summary table (``analysis.summary``) as text or JSON records."""
+    """Print a summary table (``analysis.summary``) as text or JSON records.
+
+    Deal runs give rates (event, seat, count, n, rate, ci_low, ci_high); play runs give
+    (metric, group, n, value, ci_low, ci_high).
+    """
+    if "event" not in table.columns:
+        if as_json:
+            sys.stdout.write(table.to_json(orient="records", force_ascii=False) + "\n")
+            return
+        rows = [(r.metric, r.group, f"{r.n:,}", f"{r.value:.4f}", f"[{r.ci_low:.4f}, {r.ci_high:.4f}]")
+                for r in table.itertuples(index=False)]
+        print_plain_table(("metric", "group", "n", "value", "95% CI"), rows, right=(2, 3, 4))
+        return
     if as_json:
         records = []
         for row in table.itertuples(index=False):
@@ -144,6 +156,14 @@ class _LazyProgress:
 BACKENDS = ("local", "dask")
 
 
+def task_options(spec, rules, options: dict[str, Any]) -> dict[str, Any]:
+    """Normalise and validate a task's options (e.g. per-seat policies)."""
+    if hasattr(spec, "parse_options"):
+        options = spec.parse_options(rules, options)
+    spec.check_options(rules, options)
+    return options
+
+
 def run_missing_chunks(run, backend: str, scheduler: Optional[str], workers: Optional[int], quiet: bool) -> None:
     """Execute the chunks of ``run`` that have no parts yet, on the chosen backend."""
     from simcore.runner import execute_local
@@ -200,14 +220,17 @@ def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Opti
 
     spec = registry.get_task(game, task)
     rules = resolve_rules(game, rules_file, sets)
-    spec.check_options(rules, options)
+    options = task_options(spec, rules, options)
     if hasattr(spec, "check_size"):
         spec.check_size(n, options)
     if chunk_size is not None and chunk_size <= 0:
         raise ConfigError(f"--chunk-size must be positive, got {chunk_size}")
+    chunk_size = chunk_size or (spec.default_chunk_size(options) if hasattr(spec, "default_chunk_size")
+                                else DEFAULT_CHUNK_SIZE)
+    if hasattr(spec, "check_chunk_size"):
+        spec.check_chunk_size(chunk_size, options)
     check_backend(backend, scheduler, workers)
-    config = RunConfig(game=game, task=task, rules=rules, n=n, seed=parse_seed(seed),
-                       chunk_size=chunk_size or getattr(spec, "default_chunk_size", DEFAULT_CHUNK_SIZE),
+    config = RunConfig(game=game, task=task, rules=rules, n=n, seed=parse_seed(seed), chunk_size=chunk_size,
                        options=options)
     set_threads(threads)
     manifest = config.manifest()
@@ -301,6 +324,87 @@ def deal_command(
     options = {"per_deal": True} if per_deal else {}
     execute_run(game, "deal", n, seed, threads, sets, rules_file, out, overwrite, chunk_size, quiet,
                 as_json, options, backend, scheduler, workers, resume)
+
+
+POLICY_HELP = ("policies: one for all seats (heuristic), one per seat (heuristic,random,greedy,random), "
+               "or SEAT=NAME pairs (0=heuristic,1=random; others heuristic). Names: random, greedy, heuristic")
+
+
+@app.command("play")
+def play_command(
+    game: str = typer.Argument(..., help="game name (see `cardsim games`)"),
+    games: str = typer.Option(..., "--games", "-n", help="number of games, e.g. 100000, 1e5, 1M"),
+    seed: Optional[str] = typer.Option(None, "--seed", help=SEED_HELP),
+    threads: Optional[int] = typer.Option(None, "--threads", "-t", help="worker threads (default: all cores)"),
+    policy: Optional[str] = typer.Option(None, "--policy", "-p", help=POLICY_HELP),
+    games_per_match: int = typer.Option(1, "--games-per-match", "-k",
+                                        help="games per match: the winner leads the next game, points add up"),
+    sets: List[str] = typer.Option([], "--set", "-s", help=SET_HELP),
+    rules_file: Optional[Path] = typer.Option(None, "--rules", help="TOML file of rule switches (--set wins)"),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="write a Parquet dataset directory here"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace an existing dataset at --out"),
+    chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="games per chunk / Parquet part"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar or closing line"),
+    as_json: bool = typer.Option(False, "--json", help="print the summary as JSON records"),
+    backend: str = typer.Option("local", "--backend", help=BACKEND_HELP),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    workers: Optional[int] = typer.Option(None, "--workers", help=WORKERS_HELP),
+    resume: bool = typer.Option(False, "--resume", help=RESUME_HELP),
+) -> None:
+    """Play N whole games with the chosen policies; one row per game.
+
+    Prints win rate and points by seat and by policy, the 3♠ holder's advantage, win
+    rate by 2s dealt and game length, each with a 95% interval. With --out, writes the
+    games/ table (places, points, cards left, plays, passes, bombs, chops per seat).
+    """
+    n = parse_count(games, "--games")
+    options: dict[str, Any] = {"games_per_match": games_per_match}
+    if policy is not None:
+        options["policy"] = policy
+    execute_run(game, "play", n, seed, threads, sets, rules_file, out, overwrite, chunk_size, quiet,
+                as_json, options, backend, scheduler, workers, resume)
+
+
+@app.command("replay")
+def replay_command(
+    game: str = typer.Argument(..., help="game name (see `cardsim games`)"),
+    index: int = typer.Option(..., "--game", "-g", help="game index in the run (0-based)"),
+    seed: Optional[str] = typer.Option(None, "--seed", help="the run's seed (or take everything from --run)"),
+    run_path: Optional[Path] = typer.Option(None, "--run", help="take seed, rules and policies from this dataset"),
+    policy: Optional[str] = typer.Option(None, "--policy", "-p", help=POLICY_HELP),
+    games_per_match: Optional[int] = typer.Option(None, "--games-per-match", "-k", help="games per match"),
+    sets: List[str] = typer.Option([], "--set", "-s", help=SET_HELP),
+    rules_file: Optional[Path] = typer.Option(None, "--rules", help="TOML file of rule switches (--set wins)"),
+) -> None:
+    """Print one game move by move (the deal, every play and pass, places, points),
+    exactly as `cardsim play` played it: same seed, same game index, same game."""
+    spec = registry.get_task(game, "play")
+    if not hasattr(spec, "replay"):
+        raise ConfigError(f"replay is not available for {game} yet")
+    if run_path is not None:
+        from simcore.output import Dataset
+        from simcore.runner import RunConfig
+
+        meta = Dataset(run_path).meta
+        if meta.get("game") != game or meta.get("task") != "play":
+            raise ConfigError(f"{run_path} is not a 'play {game}' run")
+        config = RunConfig.from_manifest(meta)
+        rules, options, run_seed = config.rules, dict(config.options), config.seed
+        if index >= config.n:
+            raise ConfigError(f"--game must be in 0..{config.n - 1} for that run")
+    else:
+        if seed is None:
+            raise ConfigError("replay needs --seed (or --run PATH)")
+        rules = resolve_rules(game, rules_file, sets)
+        options = {"games_per_match": games_per_match or 1}
+        if policy is not None:
+            options["policy"] = policy
+        options = task_options(spec, rules, options)
+        run_seed = parse_seed(seed)
+    if index < 0:
+        raise ConfigError("--game must be >= 0")
+    for line in spec.replay(run_seed, index, rules, options):
+        sys.stdout.write(line + "\n")
 
 
 @app.command("summary")

@@ -97,8 +97,8 @@ def parse_experiment(data: dict[str, Any], source: str = "spec", n_override: int
     seed = seed_override if seed_override is not None else data.get("seed", 1)
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64:
         raise ConfigError(f"{source}: seed must be an integer in 0..2**64-1")
-    chunk_size = data.get("chunk_size", getattr(spec, "default_chunk_size", DEFAULT_CHUNK_SIZE))
-    if not isinstance(chunk_size, int) or chunk_size <= 0:
+    chunk_size = data.get("chunk_size")
+    if chunk_size is not None and (not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or chunk_size <= 0):
         raise ConfigError(f"{source}: chunk_size must be a positive integer")
 
     from analysis.metrics import metric_spec
@@ -138,6 +138,15 @@ def parse_experiment(data: dict[str, Any], source: str = "spec", n_override: int
         except ConfigError as exc:
             raise ConfigError(f"{where}: {exc}") from None
         arms.append(Arm(name=name, rules=rules, options=options))
+    if chunk_size is None:  # the same chunking for every arm keeps game i paired
+        chunk_size = min(spec.default_chunk_size(a.options) if hasattr(spec, "default_chunk_size")
+                         else DEFAULT_CHUNK_SIZE for a in arms)
+    if hasattr(spec, "check_chunk_size"):
+        for arm in arms:
+            try:
+                spec.check_chunk_size(chunk_size, arm.options)
+            except ConfigError as exc:
+                raise ConfigError(f"{source}: arm {arm.name}: {exc}") from None
     return Experiment(name=str(data.get("name", Path(source).stem)), game=game, task=task, n=n, seed=seed,
                       chunk_size=chunk_size, arms=tuple(arms), description=str(data.get("description", "")))
 

@@ -23,7 +23,7 @@ GAMES: dict[str, tuple[str, str, dict[str, str]]] = {
     "tienlen": (
         "Tiến Lên (Vietnamese climbing game), 2-4 players, 52 cards",
         "simcore.tienlen.rules:TienLenRules",
-        {"deal": "simcore.tienlen.deal_task"},
+        {"deal": "simcore.tienlen.deal_task", "play": "simcore.tienlen.play_task"},
     ),
 }
 

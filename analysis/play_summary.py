@@ -1,0 +1,98 @@
+"""Summaries of ``play`` runs, streamed part by part (memory does not grow with N).
+
+The table has one row per (metric, group): ``metric, group, n, value, ci_low, ci_high``.
+Rates (``win_rate``, ``instant_win``) get 95% Wilson intervals, means (``points``,
+``tricks``, ``plays``) normal-approximation intervals. Groups pooled over seats (by
+policy, by 2s dealt, 3♠ holder vs the rest) count seat-games, which are not independent
+within a game (one winner per game), so their intervals are slightly optimistic.
+"""
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+
+import numpy as np
+import pandas as pd
+
+from analysis.intervals import Z95, wilson
+from simcore.output import Dataset
+
+SUMMARY_COLUMNS = ["metric", "group", "n", "value", "ci_low", "ci_high"]
+
+
+class _Accumulator:
+    """Streaming sums per (metric, group)."""
+
+    def __init__(self) -> None:
+        self.cells: "OrderedDict[tuple[str, str], list]" = OrderedDict()
+
+    def _cell(self, metric: str, group: str, kind: str) -> list:
+        return self.cells.setdefault((metric, group), [kind, 0, 0.0, 0.0])
+
+    def rate(self, metric: str, group: str, hits) -> None:
+        hits = np.asarray(hits, bool)
+        cell = self._cell(metric, group, "rate")
+        cell[1] += hits.size
+        cell[2] += float(hits.sum())
+
+    def mean(self, metric: str, group: str, values) -> None:
+        values = np.asarray(values, float)
+        cell = self._cell(metric, group, "mean")
+        cell[1] += values.size
+        cell[2] += float(values.sum())
+        cell[3] += float(values @ values)
+
+    def table(self) -> pd.DataFrame:
+        rows = []
+        for (metric, group), (kind, n, s, ss) in self.cells.items():
+            if n == 0:
+                continue
+            if kind == "rate":
+                low, high = wilson(s, n)
+                rows.append((metric, group, n, s / n, float(low), float(high)))
+            else:
+                mean = s / n
+                se = math.sqrt(max(ss - s * s / n, 0.0) / (n - 1) / n) if n > 1 else math.nan
+                rows.append((metric, group, n, mean, mean - Z95 * se, mean + Z95 * se))
+        return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+
+
+def tienlen_play_summary(dataset: Dataset) -> pd.DataFrame:
+    """Win rate and points by seat and policy, 3♠ holder vs the rest, win rate by 2s
+    dealt, instant wins and game length, each with a 95% interval."""
+    players = dataset.meta["rules"]["players"]
+    policies = dataset.meta["options"]["policies"]
+    acc = _Accumulator()
+    for part in dataset.iter_parts("games"):
+        df = part.to_pandas()
+        wins = {s: (df[f"place_{s}"] == 1).to_numpy() for s in range(players)}
+        for s in range(players):
+            acc.rate("win_rate", f"seat {s} ({policies[s]})", wins[s])
+        for s in range(players):
+            acc.mean("points", f"seat {s} ({policies[s]})", df[f"points_{s}"])
+        for policy in dict.fromkeys(policies):
+            seats = [s for s in range(players) if policies[s] == policy]
+            acc.rate("win_rate", f"policy {policy}", np.concatenate([wins[s] for s in seats]))
+            acc.mean("points", f"policy {policy}", np.concatenate([df[f"points_{s}"] for s in seats]))
+        holder = df["three_spades_seat"].to_numpy()
+        dealt = holder >= 0
+        holder_wins = np.zeros(len(df), bool)
+        others = []
+        for s in range(players):
+            holder_wins |= (holder == s) & wins[s]
+            others.append(wins[s][dealt & (holder != s)])
+        acc.rate("win_rate", "3♠ holder", holder_wins[dealt])
+        acc.rate("win_rate", "not 3♠ holder", np.concatenate(others))
+        for k in range(5):
+            hits = [wins[s][df[f"twos_dealt_{s}"].to_numpy() == k] for s in range(players)]
+            acc.rate("win_rate", f"{k} twos dealt", np.concatenate(hits))
+        acc.rate("instant_win", "any seat", df["instant_winner"].to_numpy() >= 0)
+        acc.mean("tricks", "per game", df["tricks"])
+        acc.mean("plays", "per game", df["plays"])
+        acc.mean("bombs_played", "per game", sum(df[f"bombs_played_{s}"].astype(float) for s in range(players)))
+        acc.mean("twos_chopped", "per game", sum(df[f"twos_chopped_{s}"].astype(float) for s in range(players)))
+    return acc.table()
+
+
+#: (game, task) -> summary function of a finished play dataset
+PLAY_SUMMARIES = {("tienlen", "play"): tienlen_play_summary}
