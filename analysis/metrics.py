@@ -40,6 +40,10 @@ def tienlen_play(frame: pd.DataFrame) -> pd.DataFrame:
             out[column] = frame[column].astype(float)
     if "instant_winner" in frame:
         out["instant_win"] = (frame["instant_winner"] >= 0).astype(float)
+    if "three_spades_seat" in frame:  # did the 3♠ holder (the first leader) win?
+        holder = frame["three_spades_seat"].to_numpy()
+        won = sum((holder == s) & (frame[f"place_{s}"].to_numpy() == 1) for s in _seats(frame, "place_"))
+        out["three_spades_holder_wins"] = won.astype(float)
     return out
 
 
