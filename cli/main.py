@@ -306,7 +306,7 @@ def deal_command(
     rules_file: Optional[Path] = typer.Option(None, "--rules", help="TOML file of rule switches (--set wins)"),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="write a Parquet dataset directory here"),
     overwrite: bool = typer.Option(False, "--overwrite", help="replace an existing dataset at --out"),
-    per_deal: bool = typer.Option(False, "--per-deal", help="also write one row per deal (hands as 52-bit ints)"),
+    per_deal: bool = typer.Option(False, "--per-deal", help="also write one row per deal with every hand (small runs, for inspection)"),
     chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="deals per chunk / Parquet part"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar or closing line"),
     as_json: bool = typer.Option(False, "--json", help="print the summary as JSON records"),

@@ -25,6 +25,11 @@ GAMES: dict[str, tuple[str, str, dict[str, str]]] = {
         "simcore.tienlen.rules:TienLenRules",
         {"deal": "simcore.tienlen.deal_task", "play": "simcore.tienlen.play_task"},
     ),
+    "tusac": (
+        "Four-colour cards (Tứ Sắc), 2-4 players, 112 cards",
+        "simcore.tusac.rules:TuSacRules",
+        {"deal": "simcore.tusac.deal_task"},
+    ),
 }
 
 

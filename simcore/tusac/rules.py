@@ -62,7 +62,7 @@ class TuSacRules(Rules):
         "players": Switch("int", "number of players (dealer 21 cards, others 20, the rest is the stock)",
                           low=2, high=4),
         "dead_wall": Switch("int", "stock cards left unplayed that end the hand as a draw (0: play it out)",
-                            low=0, high=31),
+                            low=0, high=70),
         "mulligan": Switch("bool", "a weak hand (no General, triple, quadruple or full-colour soldiers) voids the deal"),
         "trio_lock": Switch("bool", "a dealt triple may never be split in play"),
         "soldier_pairs": Switch("bool", "a pair of identical Soldiers is a meld"),
@@ -87,6 +87,7 @@ class TuSacRules(Rules):
         "card_encoding": "type id = 7*colour + character (colours red, yellow, green, white; characters General, "
                          "Advisor, Elephant, Chariot, Horse, Cannon, Soldier); copies are identical, hands are "
                          "28 counts",
+        "weak_hand": "no General, no type held 3 or 4 times, and not a Soldier of every colour",
         "dealt_triple": "a dealt triple is a type held exactly 3 times; a quadruple is not also a triple",
         "generals_buckets": "number of General cards in a hand, top bucket generals_8plus",
         "general_pair": "a pair of identical Generals scores as two single Generals (2), so it is never "
@@ -94,13 +95,15 @@ class TuSacRules(Rules):
         "trio_lock": "with trio_lock the 3 locked copies may only be melded together (triple, or quadruple "
                      "with the 4th copy); a 4th copy is otherwise free",
         "steal_seats": "seats numbered from the dealer (0) in play order",
+        "play_switches": "dead_wall, steals, general_steals, priority, steal_seats and win_threshold only "
+                         "affect play; deal statistics ignore them",
     }
 
     def validate(self) -> None:
         stock = DECK_CARDS - PLAYER_CARDS * self.players - 1
-        if self.dead_wall > stock:
-            raise ConfigError(f"dead_wall {self.dead_wall} exceeds the stock of {stock} cards "
-                              f"with {self.players} players")
+        if self.dead_wall >= stock:
+            raise ConfigError(f"dead_wall {self.dead_wall} leaves nothing to draw from the stock of "
+                              f"{stock} cards with {self.players} players")
 
     @property
     def hand_sizes(self) -> tuple[int, ...]:
