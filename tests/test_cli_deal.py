@@ -8,15 +8,9 @@ import pyarrow.parquet as pq
 import pytest
 
 import analysis
-from cli.main import main
+from cli_helpers import run
 
 RATE_KEYS = ["event", "seat", "count", "n", "rate", "ci_low", "ci_high"]
-
-
-def run(capsys, *args):
-    code = main([str(a) for a in args])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def deal(capsys, out, *extra, n=120_000, seed=7):

@@ -5,13 +5,7 @@ import pandas as pd
 import pytest
 
 import analysis
-from cli.main import main
-
-
-def run(capsys, *args):
-    code = main([str(a) for a in args])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+from cli_helpers import run
 
 
 def play(capsys, out, *extra, n=4000, seed=5):

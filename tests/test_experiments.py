@@ -13,7 +13,7 @@ import pytest
 import analysis
 from analysis.intervals import wilson
 from analysis.stats import PairedMoments, paired_difference, unpaired_difference
-from cli.main import main
+from cli_helpers import run
 
 SPEC = """
 name = "iw"
@@ -28,12 +28,6 @@ rules = {{ instant_wins = "dragon,four_twos" }}
 name = "more"
 rules = {{ instant_wins = "{arm}" }}
 """
-
-
-def run(capsys, *args):
-    code = main([str(a) for a in args])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_common_random_numbers_pair_the_same_deals(tmp_path, capsys):

@@ -14,16 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import analysis
-from cli.main import main
+from cli_helpers import run
 from simcore.output import verify
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def run(capsys, *args):
-    code = main([str(a) for a in args])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def deal(capsys, out, *extra, n=60_000, seed=11):

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from simcore.config import ConfigError
+from simcore.tasks import TABLE_SEAT, DealTaskBase, counts_table
 from simcore.tusac import deal as kernel
 from simcore.tusac.rules import TuSacRules
 
@@ -26,7 +26,6 @@ from simcore.tusac.rules import TuSacRules
 BLOCKS_PER_CHUNK = 64
 #: Per-deal output is for inspection; beyond this it would dwarf the counts.
 MAX_PER_DEAL = 2_000_000  # 140 bytes per deal (5 x 28 int8 counts)
-TABLE_SEAT = -1
 
 
 def reported_rows(rules: TuSacRules) -> list[tuple[str, int, int]]:
@@ -43,23 +42,10 @@ def reported_rows(rules: TuSacRules) -> list[tuple[str, int, int]]:
     return rows
 
 
-class DealTask:
+class DealTask(DealTaskBase):
     rules_cls = TuSacRules
-
-    @staticmethod
-    def tables(config) -> tuple[str, ...]:
-        return ("counts", "per_deal") if config.options.get("per_deal") else ("counts",)
-
-    @staticmethod
-    def check_options(rules, options) -> None:
-        unknown = set(options) - {"per_deal"}
-        if unknown:
-            raise ConfigError(f"unknown option(s) for deal tusac: {', '.join(sorted(unknown))}")
-
-    @staticmethod
-    def check_size(n: int, options) -> None:
-        if options.get("per_deal") and n > MAX_PER_DEAL:
-            raise ConfigError(f"--per-deal is for small runs: at most {MAX_PER_DEAL:,} deals, got {n:,}")
+    game = "tusac"
+    max_per_deal = MAX_PER_DEAL
 
     @staticmethod
     def run_chunk(config, chunk_id: int) -> dict[str, pa.Table]:
@@ -67,17 +53,9 @@ class DealTask:
         start, count = config.chunk_range(chunk_id)
         counts = kernel.deal_counts(config.seed, start, count, rules.players, BLOCKS_PER_CHUNK)
         rows = reported_rows(rules)
-        m = len(rows)
         values = np.array([counts[r, c] for _, _, r, c in rows], np.int64)
-        tables = {
-            "counts": pa.table({
-                "chunk": pa.array(np.full(m, chunk_id, np.int32)),
-                "event": pa.array([name for name, *_ in rows]).dictionary_encode(),
-                "seat": pa.array(np.array([s for _, s, *_ in rows], np.int8)),
-                "count": pa.array(values),
-                "n": pa.array(np.full(m, count, np.int64)),
-            })
-        }
+        tables = {"counts": counts_table(chunk_id, [name for name, *_ in rows], [s for _, s, *_ in rows],
+                                         values, count)}
         if config.options.get("per_deal"):
             hands, weak = kernel.deal_rows(config.seed, start, count, rules.players)
             columns = {"deal": pa.array(np.arange(start, start + count, dtype=np.int64))}
