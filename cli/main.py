@@ -307,6 +307,7 @@ def deal_command(
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="write a Parquet dataset directory here"),
     overwrite: bool = typer.Option(False, "--overwrite", help="replace an existing dataset at --out"),
     per_deal: bool = typer.Option(False, "--per-deal", help="also write one row per deal with every hand (small runs, for inspection)"),
+    draws: Optional[int] = typer.Option(None, "--draws", help="contract games: also count contracts held after K more stock cards"),
     chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="deals per chunk / Parquet part"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar or closing line"),
     as_json: bool = typer.Option(False, "--json", help="print the summary as JSON records"),
@@ -321,7 +322,9 @@ def deal_command(
     a dataset (counts/ parts + run.json) readable by pandas and `cardsim summary`.
     """
     n = parse_count(deals, "--deals")
-    options = {"per_deal": True} if per_deal else {}
+    options: dict[str, Any] = {"per_deal": True} if per_deal else {}
+    if draws is not None:
+        options["draws"] = draws
     execute_run(game, "deal", n, seed, threads, sets, rules_file, out, overwrite, chunk_size, quiet,
                 as_json, options, backend, scheduler, workers, resume)
 

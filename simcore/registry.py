@@ -30,6 +30,16 @@ GAMES: dict[str, tuple[str, str, dict[str, str]]] = {
         "simcore.tusac.rules:TuSacRules",
         {"deal": "simcore.tusac.deal_task"},
     ),
+    "loba": (
+        "Loba / Carioca (contract rummy), 2-5 players, 108 cards",
+        "simcore.rummy.loba:LobaRules",
+        {"deal": "simcore.rummy.loba"},
+    ),
+    "continental": (
+        "Continental (Spanish contract rummy), 2-4 players, 110 cards",
+        "simcore.rummy.continental:ContinentalRules",
+        {"deal": "simcore.rummy.continental"},
+    ),
 }
 
 

@@ -1,0 +1,219 @@
+"""Deal kernel shared by Loba and Continental: is the contract in the dealt hand?
+
+Deal ``i`` of a run covers every round (hand) of a game; round ``r`` (of ``R``) is an
+independent deal whose RNG stream is ``game_key(seed, i * R + r)``, so any round of any
+deal can be replayed alone and counts do not depend on chunking or threads.
+
+Layout of round ``r``'s shuffled pack (``H`` cards each, ``P`` players, ``K`` draws),
+a partial Fisher-Yates (:func:`simcore.rng.shuffle_prefix_planned`) of the two-deck
+pack, only as deep as needed:
+
+- seat ``s`` holds ``deck[s*H : (s+1)*H]`` (seat 0 plays first);
+- ``deck[P*H]`` is turned up to start the discard pile;
+- the stock follows; seat ``s``'s ``t``-th draw (``t = 0..K-1``) is
+  ``deck[P*H + 1 + t*P + s]``: stock cards taken in turn order, every player drawing
+  from the stock, nobody taking a discard, no claims, no reshuffle. This is the
+  simplification behind the ``*_after_K`` events (the seat's hand plus its first K
+  stock draws, ignoring its own discards: "could the contract be formed from these
+  H + K cards").
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+from numba import njit, prange
+
+from simcore.config import ConfigError
+from simcore.rng import game_key, shuffle_plan, shuffle_prefix_planned
+from simcore.rummy.cards import add_card, make_deck
+from simcore.rummy.melds import contract_ok
+from simcore.tasks import TABLE_SEAT, DealTaskBase, grid_counts_table
+
+#: Parallel blocks per chunk; any value gives the same counts.
+BLOCKS_PER_CHUNK = 64
+
+
+def prefix_length(players: int, cards: int, draws: int) -> int:
+    """Cards of the pack a round needs: the hands, the up-card and ``draws`` rounds of stock draws."""
+    return players * cards + 1 + draws * players
+
+
+def round_plans(deck_size: int, players: int, round_cards, draws: int):
+    """Shuffle plans of every round, padded: ``(sizes[R, G], products[R, G], lengths[R])``."""
+    plans = [shuffle_plan(deck_size, prefix_length(players, h, draws)) for h in round_cards]
+    g = max(len(p[0]) for p in plans)
+    sizes = np.zeros((len(plans), g), np.int64)
+    products = np.ones((len(plans), g), np.uint64)
+    lengths = np.zeros(len(plans), np.int64)
+    for r, (s, p) in enumerate(plans):
+        sizes[r, : len(s)] = s
+        products[r, : len(p)] = p
+        lengths[r] = len(s)
+    return sizes, products, lengths
+
+
+@njit(cache=True, inline="always")
+def shuffle_round(seed, index, r, n_rounds, deck, deck_base, sizes, products, lengths):
+    """Shuffle round ``r`` of deal ``index`` into ``deck`` (a copy of ``deck_base``)."""
+    deck[:] = deck_base
+    state = game_key(seed, index * n_rounds + r)
+    g = lengths[r]
+    return shuffle_prefix_planned(state, deck, sizes[r, :g], products[r, :g])
+
+
+@njit(cache=True, inline="always")
+def hand_of(deck, lo, hi):
+    a1 = np.uint64(0)
+    a2 = np.uint64(0)
+    j = 0
+    for c in range(lo, hi):
+        a1, a2, j = add_card(a1, a2, j, np.int64(deck[c]))
+    return a1, a2, j
+
+
+@njit(cache=True)
+def _count_block(seed, start, stop, players, n_rounds, rk, rm, rh, draws, deck_base, sizes, products, lengths,
+                 mp, counts):
+    """Add counts of deals ``start..stop-1`` into ``counts[R, 2, players + 1]``."""
+    deck = deck_base.copy()
+    for i in range(start, stop):
+        for r in range(n_rounds):
+            shuffle_round(seed, i, r, n_rounds, deck, deck_base, sizes, products, lengths)
+            h = rh[r]
+            any0 = 0
+            any1 = 0
+            for s in range(players):
+                a1, a2, j = hand_of(deck, s * h, (s + 1) * h)
+                ok = contract_ok(a1, a2, j, rk[r], rm[r], mp)
+                if ok:
+                    counts[r, 0, s] += 1
+                    any0 = 1
+                if draws > 0:
+                    if not ok:
+                        base = players * h + 1 + s
+                        for t in range(draws):
+                            a1, a2, j = add_card(a1, a2, j, np.int64(deck[base + t * players]))
+                        ok = contract_ok(a1, a2, j, rk[r], rm[r], mp)
+                    if ok:
+                        counts[r, 1, s] += 1
+                        any1 = 1
+            counts[r, 0, players] += any0
+            counts[r, 1, players] += any1
+
+
+@njit(cache=True, parallel=True)
+def _deal_counts(seed, start, count, players, n_rounds, rk, rm, rh, draws, deck_base, sizes, products, lengths,
+                 mp, n_blocks):
+    partial = np.zeros((n_blocks, n_rounds, 2, players + 1), np.int64)
+    for b in prange(n_blocks):
+        lo = start + (count * b) // n_blocks
+        hi = start + (count * (b + 1)) // n_blocks
+        _count_block(seed, lo, hi, players, n_rounds, rk, rm, rh, draws, deck_base, sizes, products, lengths,
+                     mp, partial[b])
+    return partial.sum(axis=0)
+
+
+def deal_counts(seed, start, count, players, rounds, draws, deck_jokers, mp, n_blocks=BLOCKS_PER_CHUNK):
+    """Contract counts over deals ``start .. start+count-1``.
+
+    Parameters
+    ----------
+    rounds : list of ``(k tríos, m escaleras, cards dealt)``
+    draws : int
+        ``K`` for the ``after_K`` counts (0: not computed, row 1 stays 0).
+    mp : tuple
+        Meld rules (see :mod:`simcore.rummy.melds`).
+
+    Returns
+    -------
+    counts : int64 array, shape (R, 2, players + 1)
+        ``[r, 0, s]``: deals where seat ``s`` holds round ``r``'s contract as dealt;
+        ``[r, 1, s]``: with its first ``draws`` stock cards; column ``players``: any seat.
+    """
+    deck_base = make_deck(deck_jokers)
+    rk = np.array([k for k, _, _ in rounds], np.int64)
+    rm = np.array([m for _, m, _ in rounds], np.int64)
+    rh = np.array([h for _, _, h in rounds], np.int64)
+    sizes, products, lengths = round_plans(deck_base.shape[0], players, rh, draws)
+    return _deal_counts(np.uint64(seed), start, count, players, len(rounds), rk, rm, rh, int(draws), deck_base,
+                        sizes, products, lengths, tuple(int(x) for x in mp), n_blocks)
+
+
+@njit(cache=True)
+def _shuffled(seed, index, r, n_rounds, deck_base, sizes, products, lengths):
+    deck = deck_base.copy()
+    shuffle_round(seed, index, r, n_rounds, deck, deck_base, sizes, products, lengths)
+    return deck
+
+
+def shuffled_round(seed, index, r, players, rounds, draws, deck_jokers) -> np.ndarray:
+    """The whole shuffled pack of round ``r`` of deal ``index`` (for replay and tests)."""
+    deck_base = make_deck(deck_jokers)
+    rh = np.array([h for _, _, h in rounds], np.int64)
+    sizes, products, lengths = round_plans(deck_base.shape[0], players, rh, draws)
+    return _shuffled(np.uint64(seed), index, r, len(rounds), deck_base, sizes, products, lengths)
+
+
+class RummyDealTask(DealTaskBase):
+    """``cardsim deal <game>`` for a contract-rummy game; ``rules_cls`` provides
+
+    ``rounds() -> [(label, k, m, cards dealt)]``, ``meld_params()`` and ``deck_jokers()``.
+    Option ``draws`` (int K >= 0): also count ``contract_<label>_after_K``.
+    """
+
+    def __init__(self, rules_cls, game: str):
+        self.rules_cls = rules_cls
+        self.game = game
+
+    @staticmethod
+    def tables(config) -> tuple[str, ...]:
+        return ("counts",)
+
+    @staticmethod
+    def draws_of(options) -> int:
+        raw = (options or {}).get("draws", 0)
+        if isinstance(raw, bool):
+            raise ConfigError(f"bad value {raw!r} for option 'draws': expected an integer >= 0")
+        try:
+            k = int(str(raw).strip(), 10)
+        except ValueError:
+            raise ConfigError(f"bad value {raw!r} for option 'draws': expected an integer >= 0") from None
+        if k < 0:
+            raise ConfigError(f"bad value {raw!r} for option 'draws': expected an integer >= 0")
+        return k
+
+    def check_options(self, rules, options) -> None:
+        unknown = set(options or {}) - {"draws"}
+        if unknown:
+            raise ConfigError(f"unknown option(s) for deal {self.game}: {', '.join(sorted(unknown))}")
+        k = self.draws_of(options)
+        deck = 104 + rules.deck_jokers()
+        worst = max(prefix_length(rules.players, h, k) for _, _, _, h in rules.rounds())
+        if worst > deck:
+            limit = max(0, (deck - 1 - rules.players * max(h for *_, h in rules.rounds())) // rules.players)
+            raise ConfigError(f"draws={k} needs {worst} cards but the pack has {deck} "
+                              f"(stock reshuffles are not modelled): at most draws={limit} "
+                              f"with {rules.players} players")
+
+    def events(self, rules, draws: int) -> list[str]:
+        out = []
+        for label, *_ in rules.rounds():
+            out.append(f"contract_{label}")
+            if draws > 0:
+                out.append(f"contract_{label}_after_{draws}")
+        return out
+
+    def run_chunk(self, config, chunk_id: int) -> dict[str, pa.Table]:
+        rules = config.rules
+        draws = self.draws_of(config.options)
+        self.check_options(rules, config.options)
+        start, count = config.chunk_range(chunk_id)
+        players = rules.players
+        rounds = [(k, m, h) for _, k, m, h in rules.rounds()]
+        counts = deal_counts(config.seed, start, count, players, rounds, draws, rules.deck_jokers(),
+                             rules.meld_params())
+        block = counts if draws > 0 else counts[:, :1]
+        block = block.reshape(-1, players + 1)  # rows in event order: per round (dealt, after_K)
+        events = self.events(rules, draws)
+        assert len(events) == block.shape[0] and TABLE_SEAT == -1
+        return {"counts": grid_counts_table(chunk_id, events, block, count)}

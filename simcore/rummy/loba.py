@@ -1,0 +1,99 @@
+"""Loba / Carioca rule switches (spec: ``shared/rules/loba.md``) and the ``deal`` task.
+
+``cardsim deal loba`` counts, per round of the contract list, how often each seat (and
+any seat) holds the round's contract in its 11 dealt cards (events
+``contract_r<i>_<code>``, e.g. ``contract_r1_2T``, ``contract_r2_1E1T``) and, with
+option ``draws=K``, in those cards plus its first K stock draws
+(``contract_r1_2T_after_K``; see :mod:`simcore.rummy.deal` for which cards).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from simcore.config import ConfigError, Rules, Switch
+from simcore.rummy.deal import RummyDealTask
+
+#: Contract codes: nT = n tríos, nE = n escaleras. The first six are the seed's rounds,
+#: the seventh the Argentine final round (3 escaleras).
+LOBA_CONTRACTS = ("2T", "1E1T", "2E", "3T", "2T1E", "2E1T", "3E")
+DEFAULT_CONTRACTS = LOBA_CONTRACTS[:6]
+CARDS_DEALT = 11
+MIN_NATURALS = 2
+
+
+def contract_melds(code: str) -> tuple[int, int]:
+    """``(tríos, escaleras)`` of a contract code such as ``"2T1E"``."""
+    k = m = 0
+    for i in range(0, len(code), 2):
+        n, kind = int(code[i]), code[i + 1]
+        if kind == "T":
+            k += n
+        else:
+            m += n
+    return k, m
+
+
+@dataclass(frozen=True)
+class LobaRules(Rules):
+    """Loba switches; defaults are the seed's game."""
+
+    players: int = 4
+    contracts: tuple[str, ...] = DEFAULT_CONTRACTS
+    max_jokers_per_meld: int = 1
+    claims: bool = False
+    max_claims_per_round: int = 0
+
+    GAME: ClassVar[str] = "loba"
+    SWITCHES: ClassVar = {
+        "players": Switch("int", "number of players", low=2, high=5),
+        "contracts": Switch(
+            "set",
+            "rounds played, in this order (T = trío, E = escalera); 'all' adds the Argentine "
+            "7th round 3E (12 cards dealt)",
+            choices=LOBA_CONTRACTS,
+        ),
+        "max_jokers_per_meld": Switch("int", "jokers allowed in one meld when laying down the contract",
+                                      low=0, high=2),
+        "claims": Switch("bool", "buying: another player may take a refused discard plus a penalty stock card"),
+        "max_claims_per_round": Switch("int", "buys allowed per player and round (0 = unlimited)", low=0, high=20),
+    }
+    HOUSE_CHOICES: ClassVar = {
+        "cards_dealt": "11 cards per round; 12 in a 3-escalera round (the contract needs 12)",
+        "naturals": "every meld needs at least 2 natural cards (at lay-down)",
+        "exact_contract": "the lay-down is exactly the contract: tríos of 3 and escaleras of 4 cards; "
+                          "further cards are laid off on later turns",
+        "same_rank_trios": "two tríos of the same rank are allowed (two decks)",
+        "escalera_positions": "ace low (A-2-3-4) or high (J-Q-K-A), never both ends wrapping (K-A-2)",
+        "jokers_on_lay_off": "max_jokers_per_meld limits the lay-down only; jokers laid off later may "
+                             "go anywhere they fit",
+        "deal_rounds": "round r of deal i uses RNG stream game_key(seed, i * rounds + r)",
+        "draws": "deal statistics after K draws: the seat's dealt cards plus stock cards in turn order "
+                 "(everyone draws from the stock, discards ignored, no claims, no reshuffle)",
+        "max_claims_per_round": "0 means unlimited",
+    }
+
+    def validate(self) -> None:
+        if not self.contracts:
+            raise ConfigError("contracts: at least one round is needed")
+        if self.max_claims_per_round and not self.claims:
+            raise ConfigError("max_claims_per_round is set but claims is off")
+
+    def rounds(self) -> list[tuple[str, int, int, int]]:
+        """``(label, tríos, escaleras, cards dealt)`` of each round."""
+        out = []
+        for i, code in enumerate(self.contracts):
+            k, m = contract_melds(code)
+            out.append((f"r{i + 1}_{code}", k, m, max(CARDS_DEALT, 3 * k + 4 * m)))
+        return out
+
+    def meld_params(self) -> tuple[int, int, int, int]:
+        """``(max_jokers, min_naturals, circular, no_adjacent)`` for :mod:`simcore.rummy.melds`."""
+        return (self.max_jokers_per_meld, MIN_NATURALS, 0, 0)
+
+    @staticmethod
+    def deck_jokers() -> int:
+        return 4
+
+
+TASK = RummyDealTask(LobaRules, "loba")
