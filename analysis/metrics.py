@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
 import pandas as pd
 
 from simcore.config import ConfigError
@@ -47,10 +48,21 @@ def tienlen_play(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def tusac_deal(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per-deal weak hands (the mulligan condition) from the ``per_deal`` table."""
+    out = pd.DataFrame(index=frame.index)
+    weak = frame["weak_seats"].to_numpy().astype(np.int64)
+    out["mulligan"] = (weak != 0).astype(float)
+    for seat in _seats(frame, "hand_"):
+        out[f"weak_hand_seat_{seat}"] = ((weak >> seat) & 1).astype(float)
+    return out
+
+
 #: (game, task) -> (per-game table name, metric function, options the task needs)
 METRICS: dict[tuple[str, str], tuple[str, Callable[[pd.DataFrame], pd.DataFrame], dict]] = {
     ("tienlen", "deal"): ("per_deal", tienlen_deal, {"per_deal": True}),
     ("tienlen", "play"): ("games", tienlen_play, {}),
+    ("tusac", "deal"): ("per_deal", tusac_deal, {"per_deal": True}),
 }
 
 

@@ -6,6 +6,7 @@ code 2, leaving no output behind.
 from __future__ import annotations
 
 import json
+import os
 import re
 import secrets
 import sys
@@ -574,6 +575,11 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # a bug, not bad input: one line, the traceback on request
+        if os.environ.get("CARDSIM_DEBUG"):
+            raise
+        _error(f"internal error: {type(exc).__name__}: {exc} (rerun with CARDSIM_DEBUG=1 for the traceback)")
+        return 1
     if result == 130:  # typer turns a KeyboardInterrupt outside a run into exit code 130
         sys.stderr.write("cardsim: interrupted\n")
     return result if isinstance(result, int) else 0

@@ -222,3 +222,36 @@ def test_games_and_rules_listing(capsys):
         assert switch in stdout
     code, stdout, _ = run(capsys, "--help")
     assert code == 0 and "deal" in stdout and "summary" in stdout
+
+
+@pytest.mark.parametrize("game, extra, event", [
+    ("tusac", [], "weak_hand"),
+    ("tusac", ["--set", "players=3", "--per-deal"], "dealt_quadruple"),
+    ("loba", ["--draws", 3], "contract_r1_2T_after_3"),
+    ("continental", ["--set", "jokers_per_deck=2"], "contract_EEE"),
+])
+def test_every_game_deals_through_the_cli(tmp_path, capsys, game, extra, event):
+    code, _, stderr = run(capsys, "deal", game, "--deals", 3000, "--seed", 2, "--out", tmp_path / "run",
+                          "--quiet", *extra)
+    assert code == 0, stderr
+    rates = analysis.rates(analysis.load(tmp_path / "run"))
+    assert event in set(rates["event"]) and (rates["n"] == 3000).all()
+    code, stdout, _ = run(capsys, "rules", game)
+    assert code == 0 and "players" in stdout
+
+
+def test_draws_option_only_for_contract_games(capsys):
+    code, _, stderr = run(capsys, "deal", "tienlen", "--deals", 10, "--draws", 2)
+    assert code == 2 and "draws" in stderr
+
+
+def test_internal_errors_are_one_line(tmp_path, capsys, monkeypatch):
+    import simcore.tienlen.deal_task as deal_task
+
+    def broken(config, chunk_id):
+        raise RuntimeError("kernel exploded")
+
+    monkeypatch.setattr(deal_task.DealTask, "run_chunk", staticmethod(broken))
+    code, _, stderr = run(capsys, "deal", "tienlen", "--deals", 10, "--out", tmp_path / "run")
+    assert code == 1 and stderr.count("\n") == 1 and "internal error: RuntimeError: kernel exploded" in stderr
+    assert not (tmp_path / "run").exists()
