@@ -10,8 +10,9 @@ Prints (all through the real CLI, one process per measurement):
   and the speed-up (target >= 1.7x on 2 cores);
 - the per-chunk overhead of the Dask backend versus the local backend (many tiny
   chunks, same total work);
-- peak RSS of a deal run of 10**8 vs 10**9 deals (aggregated counts: memory must not
-  grow with N), or of ``play`` runs when the game supports it (``--play``).
+- peak RSS of Tiến Lên play runs of 10**6 vs 10**7 games (parts streamed to disk and
+  summarised part by part) and of deal runs of 10**8 vs 10**9 deals: memory must not
+  grow with N.
 """
 from __future__ import annotations
 
@@ -65,6 +66,9 @@ def main() -> None:
           f"(Dask overhead {1e3 * (per_dask - per_local):.1f} ms per chunk)")
 
     if not args.skip_memory:
+        for n in (10**6, 10**7):
+            wall, rss = cli_run(["play", "tienlen", "--seed", "1", "--games", str(n)])
+            print(f"play run of {n:.0e} heuristic games: {wall:6.1f} s, peak RSS {rss:6.0f} MiB")
         for n in (10**8, 10**9):
             wall, rss = cli_run(base + ["--deals", str(n)])
             print(f"deal run of {n:.0e} deals: {wall:6.1f} s, peak RSS {rss:6.0f} MiB")
