@@ -58,11 +58,33 @@ def tusac_deal(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def tusac_play(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per-game wins, points, steals, draws and length from the Tứ Sắc ``games`` table."""
+    out = pd.DataFrame(index=frame.index)
+    winner = frame["winner"].to_numpy()
+    seats = _seats(frame, "points_")
+    for seat in seats:
+        out[f"win_seat_{seat}"] = (winner == seat).astype(float)
+    for seat in seats:
+        out[f"points_seat_{seat}"] = frame[f"points_{seat}"].astype(float)
+    for seat in seats:
+        steals = [frame[c] for c in (f"steals_win_{seat}", f"steals_quad_{seat}", f"steals_triple_{seat}") if c in frame]
+        if steals:
+            out[f"steals_seat_{seat}"] = sum(x.astype(float) for x in steals)
+    out["draw"] = (winner < 0).astype(float)
+    if "claim_ties" in frame:
+        out["win_claim_tie"] = (frame["claim_ties"] > 0).astype(float)
+    if "turns" in frame:
+        out["turns"] = frame["turns"].astype(float)
+    return out
+
+
 #: (game, task) -> (per-game table name, metric function, options the task needs)
 METRICS: dict[tuple[str, str], tuple[str, Callable[[pd.DataFrame], pd.DataFrame], dict]] = {
     ("tienlen", "deal"): ("per_deal", tienlen_deal, {"per_deal": True}),
     ("tienlen", "play"): ("games", tienlen_play, {}),
     ("tusac", "deal"): ("per_deal", tusac_deal, {"per_deal": True}),
+    ("tusac", "play"): ("games", tusac_play, {}),
 }
 
 

@@ -96,3 +96,46 @@ def tienlen_play_summary(dataset: Dataset) -> pd.DataFrame:
 
 #: (game, task) -> summary function of a finished play dataset
 PLAY_SUMMARIES = {("tienlen", "play"): tienlen_play_summary}
+
+
+def _seat_columns(frame: pd.DataFrame, prefix: str) -> list[int]:
+    return sorted(int(c[len(prefix):]) for c in frame.columns if c.startswith(prefix) and c[len(prefix):].isdigit())
+
+
+def tusac_play_summary(dataset: Dataset) -> pd.DataFrame:
+    """Tứ Sắc games: win rate and points by seat and policy, draws, how the winning card
+    was taken, steals per seat by kind, tied win claims, game length, mulligans."""
+    policies = dataset.meta["options"]["policies"]
+    acc = _Accumulator()
+    take_names = {0: "draw", 1: "eat", 2: "steal"}
+    for part in dataset.iter_parts("games"):
+        df = part.to_pandas()
+        winner = df["winner"].to_numpy()
+        seats = _seat_columns(df, "points_")
+        for s in seats:
+            acc.rate("win_rate", f"seat {s} ({policies[s]})", winner == s)
+        for s in seats:
+            acc.mean("points", f"seat {s} ({policies[s]})", df[f"points_{s}"])
+        for policy in dict.fromkeys(policies):
+            group = [s for s in seats if policies[s] == policy]
+            acc.rate("win_rate", f"policy {policy}", np.concatenate([winner == s for s in group]))
+        acc.rate("draw", "no winner", winner < 0)
+        won = winner >= 0
+        for code, name in take_names.items():
+            acc.rate("winning_take", name, df["win_take"].to_numpy()[won] == code)
+        for kind in ("win", "quad", "triple"):
+            column = f"steals_{kind}_"
+            if any(c.startswith(column) for c in df.columns):
+                for s in seats:
+                    acc.mean(f"steals_{kind}", f"seat {s}", df[f"{column}{s}"])
+        if "claim_ties" in df:
+            acc.rate("win_claim_tie", "per game", df["claim_ties"].to_numpy() > 0)
+        if "winner_points" in df:
+            acc.mean("winner_points", "per won game", df["winner_points"].to_numpy()[won])
+        for column in ("turns", "mulligans", "stock_left"):
+            if column in df:
+                acc.mean(column, "per game", df[column])
+    return acc.table()
+
+
+PLAY_SUMMARIES[("tusac", "play")] = tusac_play_summary
