@@ -28,7 +28,7 @@ GAMES: dict[str, tuple[str, str, dict[str, str]]] = {
     "tusac": (
         "Four-colour cards (Tứ Sắc), 2-4 players, 112 cards",
         "simcore.tusac.rules:TuSacRules",
-        {"deal": "simcore.tusac.deal_task"},
+        {"deal": "simcore.tusac.deal_task", "play": "simcore.tusac.play_task"},
     ),
     "loba": (
         "Loba / Carioca (contract rummy), 2-5 players, 108 cards",

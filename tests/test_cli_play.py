@@ -98,3 +98,26 @@ def test_play_experiment_pairs_games(tmp_path, capsys):
                           "--out", tmp_path / "r.html")
     assert code == 0, stderr
     assert (tmp_path / "r.html").read_text().count("data:image/png;base64,") >= 3
+
+
+def test_tusac_play_summary_replay_and_steal_experiment(tmp_path, capsys):
+    code, stdout, stderr = run(capsys, "play", "tusac", "--games", 3000, "--seed", 3, "--out", tmp_path / "run",
+                               "--quiet", "--json", "--policy", "0=heuristic,1=random,2=random,3=random")
+    assert code == 0, stderr
+    table = pd.DataFrame(json.loads(stdout)).set_index(["metric", "group"])
+    assert table.loc[("win_rate", "seat 0 (heuristic)"), "ci_low"] > table.loc[("win_rate", "policy random"), "ci_high"]
+    assert {"winning_take", "steals_win", "win_claim_tie", "mulligans"} <= set(table.index.get_level_values(0))
+    games = analysis.load(tmp_path / "run").set_index("game")
+    code, text, stderr = run(capsys, "replay", "tusac", "--run", tmp_path / "run", "--game", 11)
+    assert code == 0, stderr
+    assert text.startswith("game 11")
+    winner = games.loc[11, "winner"]
+    assert (f"seat {winner} wins" in text) if winner >= 0 else ("no winner" in text)
+    spec = tmp_path / "steals.toml"
+    spec.write_text('game = "tusac"\ntask = "play"\nn = 2000\nseed = 1\n[baseline]\nrules = { steals = "off" }\n'
+                    '[[arms]]\nname = "seat0"\nrules = { steals = "on", steal_seats = "0" }\n')
+    code, stdout, stderr = run(capsys, "experiment", spec, "--json", "--quiet")
+    assert code == 0, stderr
+    comparison = pd.DataFrame(json.loads(stdout)).set_index("metric")
+    assert comparison.loc["win_seat_0", "ci_low"] > 0  # the right to steal is worth something
+    assert comparison.loc["steals_seat_1", "value"] == 0  # nobody else may steal

@@ -432,3 +432,32 @@ def _reconstruct(solver, counts, lock, types, target):
         else:  # pragma: no cover
             raise AssertionError("reconstruction failed")
     return melds
+
+
+# ----------------------------------------------------------------------------- meld kinds
+
+def kind_tables(points=DEFAULT_POINTS) -> np.ndarray:
+    """``int8[N_STATES, 8]``: meld counts (``MELD_NAMES`` order) of one optimal full
+    decomposition of each part state (the one :func:`decompose` gives); zeros where the
+    state has trash. Cached per point configuration (about 1 s the first time)."""
+    command, field, three, full, pairs = points
+    return _kind_tables((int(command), int(field), int(three), int(full), bool(pairs)))
+
+
+@functools.lru_cache(maxsize=None)
+def _kind_tables(points) -> np.ndarray:
+    out = np.zeros((N_STATES, len(MELD_NAMES)), np.int8)
+    for kind in (CMD, FIELD, SOLDIERS):
+        solver = _solver(kind, points)
+        size = PART_SIZES[kind]
+        types = list(range(size))
+        for counts in itertools.product(range(5), repeat=size):
+            for lock in range(1 << size):
+                target = solver.locked(counts, lock)
+                if target[0]:
+                    continue
+                idx = PART_OFFSET[kind] + _encode(counts, lock)
+                for name, _ in _reconstruct(solver, counts, lock, types, target):
+                    out[idx, MELD_NAMES.index(name)] += 1
+    out.setflags(write=False)
+    return out

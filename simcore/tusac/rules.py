@@ -97,6 +97,20 @@ class TuSacRules(Rules):
         "steal_seats": "seats numbered from the dealer (0) in play order",
         "play_switches": "dead_wall, steals, general_steals, priority, steal_seats and win_threshold only "
                          "affect play; deal statistics ignore them",
+        "play_order": "play passes from seat s to seat s+1 (mod players); the dealer (seat 0) opens by "
+                      "discarding",
+        "dealt_quadruple": "a dealt quadruple is laid face up at the start as a concealed quadruple (8 points) "
+                           "and never split",
+        "stock": "each draw takes a uniformly random remaining stock card (same law as a shuffled stock)",
+        "claims": "wins are always claimed; the discarder never claims its own discard; a drawer who does "
+                  "not meld its drawn card exposes it again as its discard (claims, the next player may eat)",
+        "taiwanese_priority": "level 3 (any meld) belongs to the next player for drawn cards too: the drawer "
+                              "keeps a drawn non-General card only to win or to make a triple/quadruple; if "
+                              "the next player does not eat it, it stays discarded and the next player draws",
+        "no_legal_discard": "a player left with no legal discard (empty hand, only Generals or locked "
+                            "cards) discards nothing; the next player draws",
+        "mulligan_limit": "after 100 redeals the deal is played even if a hand is weak",
+        "payment": "each loser pays the winner's score: winner +score*(players-1), losers -score",
     }
 
     def validate(self) -> None:
