@@ -466,6 +466,12 @@ def experiment_command(
             paths[arm.name] = run.commit()
         names = [arm.name for arm in experiment.arms]
         table = compare(paths[names[0]], {name: paths[name] for name in names[1:]})
+        if experiment.metrics:
+            unknown = sorted(set(experiment.metrics) - set(table["metric"]))
+            if unknown:
+                raise ConfigError(f"{spec_file}: unknown metric(s) {', '.join(unknown)} "
+                                  f"(available: {', '.join(dict.fromkeys(table['metric']))})")
+            table = table[table["metric"].isin(experiment.metrics)].reset_index(drop=True)
         table.to_parquet(work / "comparison.parquet", index=False)
         table.to_csv(work / "comparison.csv", index=False)
         write_experiment_json(work, experiment)

@@ -13,6 +13,7 @@ An experiment spec is a TOML file::
     [[arms]]
     name = "southern"
     rules = { chop_rules = "southern" }
+    metrics = ["win_seat_0", "tricks"]   # optional: report only these
 
 Every arm runs with the same seed and chunking, so game ``i`` of every arm starts from
 the same deal (common random numbers) and differences can be taken game by game.
@@ -30,7 +31,7 @@ from typing import Any
 from simcore import registry
 from simcore.config import ConfigError
 
-_SPEC_KEYS = {"name", "game", "task", "n", "seed", "chunk_size", "baseline", "arms", "description"}
+_SPEC_KEYS = {"name", "game", "task", "n", "seed", "chunk_size", "baseline", "arms", "description", "metrics"}
 _ARM_KEYS = {"name", "rules", "options"}
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
@@ -52,11 +53,12 @@ class Experiment:
     chunk_size: int
     arms: tuple[Arm, ...]  # arms[0] is the baseline
     description: str = ""
+    metrics: tuple[str, ...] = ()  # metrics to report (empty: all)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name, "game": self.game, "task": self.task, "n": self.n, "seed": self.seed,
-            "chunk_size": self.chunk_size, "description": self.description,
+            "chunk_size": self.chunk_size, "description": self.description, "metrics": list(self.metrics),
             "arms": [{"name": a.name, "rules": a.rules.to_dict(), "options": a.options} for a in self.arms],
         }
 
@@ -138,6 +140,10 @@ def parse_experiment(data: dict[str, Any], source: str = "spec", n_override: int
         except ConfigError as exc:
             raise ConfigError(f"{where}: {exc}") from None
         arms.append(Arm(name=name, rules=rules, options=options))
+    metrics = data.get("metrics", [])
+    if not isinstance(metrics, list) or not all(isinstance(m, str) for m in metrics):
+        raise ConfigError(f"{source}: metrics must be a list of metric names")
+    metrics = tuple(metrics)
     if chunk_size is None:  # the same chunking for every arm keeps game i paired
         chunk_size = min(spec.default_chunk_size(a.options) if hasattr(spec, "default_chunk_size")
                          else DEFAULT_CHUNK_SIZE for a in arms)
@@ -148,7 +154,8 @@ def parse_experiment(data: dict[str, Any], source: str = "spec", n_override: int
             except ConfigError as exc:
                 raise ConfigError(f"{source}: arm {arm.name}: {exc}") from None
     return Experiment(name=str(data.get("name", Path(source).stem)), game=game, task=task, n=n, seed=seed,
-                      chunk_size=chunk_size, arms=tuple(arms), description=str(data.get("description", "")))
+                      chunk_size=chunk_size, arms=tuple(arms), description=str(data.get("description", "")),
+                      metrics=metrics)
 
 
 def read_experiment(path: str | Path, n_override: int | None = None, seed_override: int | None = None) -> Experiment:

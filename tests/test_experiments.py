@@ -165,3 +165,14 @@ def test_report_errors(tmp_path, capsys):
     code, _, stderr = run(capsys, "report", tmp_path / "nothing", "--out", tmp_path / "r.html")
     assert code == 2 and "not a cardsim dataset" in stderr
     assert not (tmp_path / "r.html").exists()
+
+
+def test_metrics_filter(tmp_path, capsys):
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC.format(arm="all").replace("chunk_size = 15000", 'chunk_size = 15000\nmetrics = ["instant_win"]'))
+    code, stdout, stderr = run(capsys, "experiment", spec, "--json", "--quiet")
+    assert code == 0, stderr
+    assert {r["metric"] for r in json.loads(stdout)} == {"instant_win"}
+    spec.write_text(SPEC.format(arm="all").replace("chunk_size = 15000", 'chunk_size = 15000\nmetrics = ["charm"]'))
+    code, _, stderr = run(capsys, "experiment", spec, "--quiet")
+    assert code == 2 and "unknown metric(s) charm" in stderr
