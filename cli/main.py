@@ -341,8 +341,8 @@ def play_command(
     seed: Optional[str] = typer.Option(None, "--seed", help=SEED_HELP),
     threads: Optional[int] = typer.Option(None, "--threads", "-t", help="worker threads (default: all cores)"),
     policy: Optional[str] = typer.Option(None, "--policy", "-p", help=POLICY_HELP),
-    games_per_match: int = typer.Option(1, "--games-per-match", "-k",
-                                        help="games per match: the winner leads the next game, points add up"),
+    games_per_match: Optional[int] = typer.Option(None, "--games-per-match", "-k",
+                                                  help="Tiến Lên: games per match (the winner leads the next game, points add up)"),
     sets: List[str] = typer.Option([], "--set", "-s", help=SET_HELP),
     rules_file: Optional[Path] = typer.Option(None, "--rules", help="TOML file of rule switches (--set wins)"),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="write a Parquet dataset directory here"),
@@ -362,7 +362,7 @@ def play_command(
     games/ table (places, points, cards left, plays, passes, bombs, chops per seat).
     """
     n = parse_count(games, "--games")
-    options: dict[str, Any] = {"games_per_match": games_per_match}
+    options: dict[str, Any] = {} if games_per_match is None else {"games_per_match": games_per_match}
     if policy is not None:
         options["policy"] = policy
     execute_run(game, "play", n, seed, threads, sets, rules_file, out, overwrite, chunk_size, quiet,
@@ -400,7 +400,9 @@ def replay_command(
         if seed is None:
             raise ConfigError("replay needs --seed (or --run PATH)")
         rules = resolve_rules(game, rules_file, sets)
-        options = {"games_per_match": games_per_match or 1}
+        options: dict[str, Any] = {}
+        if games_per_match is not None:
+            options["games_per_match"] = games_per_match
         if policy is not None:
             options["policy"] = policy
         options = task_options(spec, rules, options)

@@ -62,3 +62,113 @@ class DealTaskBase:
     def check_size(self, n: int, options: Mapping[str, Any]) -> None:
         if options.get("per_deal") and n > self.max_per_deal:
             raise ConfigError(f"--per-deal is for small runs: at most {self.max_per_deal:,} deals, got {n:,}")
+
+
+# ------------------------------------------------------------------ play tasks: policies
+
+def parse_policy_text(text: str, players: int, names: Sequence[str], default: str) -> list[str]:
+    """Parse a ``--policy`` value into one policy name per seat.
+
+    Accepts one name for every seat (``heuristic``), one per seat
+    (``heuristic,random,random,random``) or ``SEAT=NAME`` pairs (``0=heuristic,2=random``;
+    unnamed seats get ``default``). Raises :class:`ConfigError` with one line.
+    """
+    text = str(text).strip()
+    items = [x.strip() for x in text.split(",") if x.strip()]
+    if not items:
+        raise ConfigError("--policy is empty")
+    if len(items) == 1 and "=" not in items[0]:
+        items = items * players
+    if all("=" in x for x in items):
+        policies = [default] * players
+        for item in items:
+            seat_text, _, name = item.partition("=")
+            try:
+                seat = int(seat_text)
+            except ValueError:
+                raise ConfigError(f"bad --policy entry {item!r}: expected SEAT=POLICY") from None
+            if not 0 <= seat < players:
+                raise ConfigError(f"bad --policy entry {item!r}: seat must be 0..{players - 1}")
+            policies[seat] = name.strip()
+    elif any("=" in x for x in items):
+        raise ConfigError(f"bad --policy {text!r}: use one name, a list of {players}, or SEAT=NAME pairs")
+    else:
+        if len(items) != players:
+            raise ConfigError(f"--policy lists {len(items)} policies for {players} players")
+        policies = items
+    for name in policies:
+        if name not in names:
+            raise ConfigError(f"unknown policy '{name}' (known: {', '.join(names)})")
+    return policies
+
+
+def policy_codes(policies, players: int, names: Sequence[str]) -> np.ndarray:
+    """Policies as the kernels' int64 codes per seat (index into ``names``).
+
+    ``policies``: one name or code for every seat, or one per seat. Raises ValueError.
+    """
+    if isinstance(policies, (str, int, np.integer)):
+        policies = [policies] * players
+    policies = list(policies)
+    if len(policies) != players:
+        raise ValueError(f"need {players} policies, got {len(policies)}")
+    codes = []
+    for p in policies:
+        if isinstance(p, str):
+            if p not in names:
+                raise ValueError(f"unknown policy {p!r} (known: {', '.join(names)})")
+            p = names.index(p)
+        if not 0 <= int(p) < len(names):
+            raise ValueError(f"bad policy code {p!r}")
+        codes.append(int(p))
+    return np.array(codes, np.int64)
+
+
+class PlayTaskBase:
+    """Option handling shared by ``play`` tasks: per-seat policies plus game-specific options.
+
+    Subclasses set ``game``, ``rules_cls``, ``policy_names``, ``default_policy``,
+    ``option_defaults`` (other options and their defaults) and may override
+    :meth:`check_extra`.
+    """
+
+    game = ""
+    policy_names: tuple[str, ...] = ()
+    default_policy = "heuristic"
+    option_defaults: Mapping[str, Any] = {}
+    #: Games per chunk: a few seconds of work, a few MB of rows.
+    chunk_games = 1 << 17
+
+    @staticmethod
+    def tables(config) -> tuple[str, ...]:
+        return ("games",)
+
+    def parse_options(self, rules, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Normalise user options: ``policy`` (text or list) becomes ``policies``, one per seat."""
+        options = dict(options)
+        policy = options.pop("policy", None)
+        if policy is not None:
+            if isinstance(policy, (list, tuple)):
+                policy = ",".join(map(str, policy))
+            options["policies"] = parse_policy_text(policy, rules.players, self.policy_names, self.default_policy)
+        options.setdefault("policies", [self.default_policy] * rules.players)
+        for key, value in self.option_defaults.items():
+            options.setdefault(key, value)
+        return options
+
+    def check_options(self, rules, options: Mapping[str, Any]) -> None:
+        unknown = set(options) - {"policies", *self.option_defaults}
+        if unknown:
+            raise ConfigError(f"unknown option(s) for play {self.game}: {', '.join(sorted(unknown))}")
+        policies = options.get("policies")
+        if not isinstance(policies, (list, tuple)) or len(policies) != rules.players \
+                or any(p not in self.policy_names for p in policies):
+            raise ConfigError(f"policies must name one of {', '.join(self.policy_names)} for each of "
+                              f"{rules.players} seats")
+        self.check_extra(rules, options)
+
+    def check_extra(self, rules, options: Mapping[str, Any]) -> None:
+        """Validate game-specific options (override)."""
+
+    def default_chunk_size(self, options: Mapping[str, Any]) -> int:
+        return self.chunk_games

@@ -75,6 +75,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from simcore.tasks import policy_codes as _policy_codes
 from simcore.bits import highest_bit, lowest_bit, popcount
 from simcore.rng import randbelow as randbelow_
 from simcore.tienlen.cards import hand_str
@@ -548,22 +549,8 @@ def kernel_params(rules: TienLenRules, games_per_match: int = 1) -> np.ndarray:
 
 
 def policy_codes(policies, players: int) -> np.ndarray:
-    """Policies as int64 codes per seat: a name/code for all seats, or one per seat."""
-    if isinstance(policies, (str, int, np.integer)):
-        policies = [policies] * players
-    policies = list(policies)
-    if len(policies) != players:
-        raise ValueError(f"need {players} policies, got {len(policies)}")
-    codes = []
-    for p in policies:
-        if isinstance(p, str):
-            if p not in POLICIES:
-                raise ValueError(f"unknown policy {p!r} (known: {', '.join(POLICIES)})")
-            p = POLICIES.index(p)
-        if not 0 <= int(p) < len(POLICIES):
-            raise ValueError(f"bad policy code {p!r}")
-        codes.append(int(p))
-    return np.array(codes, np.int64)
+    """Policies as int64 codes per seat (see :func:`simcore.tasks.policy_codes`)."""
+    return _policy_codes(policies, players, POLICIES)
 
 
 def _columns(start, count, K, players, meta, seat) -> dict[str, np.ndarray]:

@@ -243,13 +243,15 @@ def test_replay_lists_what_the_reference_game_did():
 
 def test_runner_and_task_interface():
     from simcore import registry
+    from simcore.config import ConfigError
     from simcore.runner import RunConfig, run_chunk
 
-    registry.GAMES["tusac"][2].setdefault("play", "simcore.tusac.play_task")
     spec = registry.get_task("tusac", "play")
     rules = rules_of({"players": 3})
-    opts = spec.parse_options(rules, {"policy": "1=random", "games_per_match": 1})
+    opts = spec.parse_options(rules, {"policy": "1=random"})
     assert opts == {"policies": ["heuristic", "random", "heuristic"]}
+    with pytest.raises(ConfigError):  # Tứ Sắc games are independent: no matches
+        spec.check_options(rules, spec.parse_options(rules, {"games_per_match": 2}))
     spec.check_options(rules, opts)
     config = RunConfig(game="tusac", task="play", rules=rules, n=500, seed=8, chunk_size=200, options=opts)
     table = run_chunk(config, 2)["games"]
@@ -260,7 +262,6 @@ def test_runner_and_task_interface():
         assert str(table.column(k).type) == str(v.dtype) or k == "game"
     assert str(table.column("winner").type) == "int8"
     assert spec.replay(8, 401, rules, opts)[0].startswith("game 401")
-    from simcore.config import ConfigError
     with pytest.raises(ConfigError):
         spec.parse_options(rules, {"policy": "greedy"})
     with pytest.raises(ConfigError):
