@@ -79,12 +79,33 @@ def tusac_play(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def rummy_play(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per-match wins, total penalty points, claims, rounds won and -10 closes (``matches`` table)."""
+    out = pd.DataFrame(index=frame.index)
+    winner = frame["winner"].to_numpy()
+    seats = _seats(frame, "total_")
+    for seat in seats:
+        out[f"win_seat_{seat}"] = (winner == seat).astype(float)
+    for seat in seats:
+        out[f"points_seat_{seat}"] = frame[f"total_{seat}"].astype(float)
+    for seat in seats:
+        out[f"claims_seat_{seat}"] = frame[f"claims_{seat}"].astype(float)
+    for seat in seats:
+        out[f"rounds_won_seat_{seat}"] = frame[f"rounds_won_{seat}"].astype(float)
+    for seat in seats:
+        if f"minus10_{seat}" in frame:
+            out[f"minus10_seat_{seat}"] = frame[f"minus10_{seat}"].astype(float)
+    return out
+
+
 #: (game, task) -> (per-game table name, metric function, options the task needs)
 METRICS: dict[tuple[str, str], tuple[str, Callable[[pd.DataFrame], pd.DataFrame], dict]] = {
     ("tienlen", "deal"): ("per_deal", tienlen_deal, {"per_deal": True}),
     ("tienlen", "play"): ("games", tienlen_play, {}),
     ("tusac", "deal"): ("per_deal", tusac_deal, {"per_deal": True}),
     ("tusac", "play"): ("games", tusac_play, {}),
+    ("loba", "play"): ("matches", rummy_play, {}),
+    ("continental", "play"): ("matches", rummy_play, {}),
 }
 
 

@@ -139,3 +139,49 @@ def tusac_play_summary(dataset: Dataset) -> pd.DataFrame:
 
 
 PLAY_SUMMARIES[("tusac", "play")] = tusac_play_summary
+
+
+def rummy_play_summary(dataset: Dataset) -> pd.DataFrame:
+    """Loba / Continental matches: win rate and total penalty points by seat and policy,
+    claims, rounds won and -10 closes per seat; per round: length, capped rounds, and
+    rounds won by a player who laid down and went out on the same turn."""
+    meta = dataset.meta
+    policies = meta["options"]["policies"]
+    claim_seats = set(meta["options"].get("claim_seats", []))
+    claims_on = bool(meta["rules"].get("claims"))
+
+    def label(seat: int) -> str:
+        right = ", may claim" if claims_on and seat in claim_seats else ""
+        return f"seat {seat} ({policies[seat]}{right})"
+
+    acc = _Accumulator()
+    for part in dataset.iter_parts("matches"):
+        df = part.to_pandas()
+        seats = _seat_columns(df, "total_")
+        winner = df["winner"].to_numpy()
+        for s in seats:
+            acc.rate("match_win_rate", label(s), winner == s)
+        for s in seats:
+            acc.mean("match_points", label(s), df[f"total_{s}"])
+        for policy in dict.fromkeys(policies):
+            group = [s for s in seats if policies[s] == policy]
+            acc.rate("match_win_rate", f"policy {policy}", np.concatenate([winner == s for s in group]))
+        for s in seats:
+            acc.mean("claims_per_match", f"seat {s}", df[f"claims_{s}"])
+        for s in seats:
+            acc.mean("rounds_won", f"seat {s}", df[f"rounds_won_{s}"])
+        if "minus10_0" in df:
+            for s in seats:
+                acc.mean("minus10_closes", f"seat {s}", df[f"minus10_{s}"])
+    for part in dataset.iter_parts("hands", columns=["contract", "turns", "capped", "closed_in_one_turn"]):
+        df = part.to_pandas()
+        df["contract"] = df["contract"].astype(str)
+        for contract, rows in df.groupby("contract", sort=False, observed=True):
+            acc.mean("round_turns", f"contract {contract}", rows["turns"])
+        acc.rate("capped_round", "all rounds", df["capped"].to_numpy())
+        acc.rate("laid_down_and_out_same_turn", "all rounds", df["closed_in_one_turn"].to_numpy())
+    return acc.table()
+
+
+PLAY_SUMMARIES[("loba", "play")] = rummy_play_summary
+PLAY_SUMMARIES[("continental", "play")] = rummy_play_summary

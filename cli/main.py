@@ -330,6 +330,8 @@ def deal_command(
                 as_json, options, backend, scheduler, workers, resume)
 
 
+CLAIM_SEATS_HELP = ("Loba/Continental: seats allowed to claim a refused discard: all (default), none, "
+                    "or a list like 0,2 (with the rule switch claims on)")
 POLICY_HELP = ("policies: one for all seats (heuristic), one per seat (heuristic,random,greedy,random), "
                "or SEAT=NAME pairs (0=heuristic,1=random; others heuristic). Names: random, greedy, heuristic")
 
@@ -343,6 +345,7 @@ def play_command(
     policy: Optional[str] = typer.Option(None, "--policy", "-p", help=POLICY_HELP),
     games_per_match: Optional[int] = typer.Option(None, "--games-per-match", "-k",
                                                   help="Tiến Lên: games per match (the winner leads the next game, points add up)"),
+    claim_seats: Optional[str] = typer.Option(None, "--claim-seats", help=CLAIM_SEATS_HELP),
     sets: List[str] = typer.Option([], "--set", "-s", help=SET_HELP),
     rules_file: Optional[Path] = typer.Option(None, "--rules", help="TOML file of rule switches (--set wins)"),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="write a Parquet dataset directory here"),
@@ -357,12 +360,15 @@ def play_command(
 ) -> None:
     """Play N whole games with the chosen policies; one row per game.
 
-    Prints win rate and points by seat and by policy, the 3♠ holder's advantage, win
-    rate by 2s dealt and game length, each with a 95% interval. With --out, writes the
-    games/ table (places, points, cards left, plays, passes, bombs, chops per seat).
+    Prints win rate and points by seat and by policy plus the game's own answers (Tiến
+    Lên: the 3♠ holder's advantage, win rate by 2s dealt; Tứ Sắc: steals and how the
+    winning card was taken; Loba/Continental: claims, -10 closes), each with a 95%
+    interval. With --out, writes the per-game table(s).
     """
     n = parse_count(games, "--games")
     options: dict[str, Any] = {} if games_per_match is None else {"games_per_match": games_per_match}
+    if claim_seats is not None:
+        options["claim_seats"] = claim_seats
     if policy is not None:
         options["policy"] = policy
     execute_run(game, "play", n, seed, threads, sets, rules_file, out, overwrite, chunk_size, quiet,
@@ -377,6 +383,7 @@ def replay_command(
     run_path: Optional[Path] = typer.Option(None, "--run", help="take seed, rules and policies from this dataset"),
     policy: Optional[str] = typer.Option(None, "--policy", "-p", help=POLICY_HELP),
     games_per_match: Optional[int] = typer.Option(None, "--games-per-match", "-k", help="games per match"),
+    claim_seats: Optional[str] = typer.Option(None, "--claim-seats", help=CLAIM_SEATS_HELP),
     sets: List[str] = typer.Option([], "--set", "-s", help=SET_HELP),
     rules_file: Optional[Path] = typer.Option(None, "--rules", help="TOML file of rule switches (--set wins)"),
 ) -> None:
@@ -403,6 +410,8 @@ def replay_command(
         options: dict[str, Any] = {}
         if games_per_match is not None:
             options["games_per_match"] = games_per_match
+        if claim_seats is not None:
+            options["claim_seats"] = claim_seats
         if policy is not None:
             options["policy"] = policy
         options = task_options(spec, rules, options)

@@ -33,12 +33,12 @@ GAMES: dict[str, tuple[str, str, dict[str, str]]] = {
     "loba": (
         "Loba / Carioca (contract rummy), 2-5 players, 108 cards",
         "simcore.rummy.loba:LobaRules",
-        {"deal": "simcore.rummy.loba"},
+        {"deal": "simcore.rummy.loba", "play": "simcore.rummy.loba_play"},
     ),
     "continental": (
         "Continental (Spanish contract rummy), 2-4 players, 110 cards",
         "simcore.rummy.continental:ContinentalRules",
-        {"deal": "simcore.rummy.continental"},
+        {"deal": "simcore.rummy.continental", "play": "simcore.rummy.continental_play"},
     ),
 }
 

@@ -121,3 +121,31 @@ def test_tusac_play_summary_replay_and_steal_experiment(tmp_path, capsys):
     comparison = pd.DataFrame(json.loads(stdout)).set_index("metric")
     assert comparison.loc["win_seat_0", "ci_low"] > 0  # the right to steal is worth something
     assert comparison.loc["steals_seat_1", "value"] == 0  # nobody else may steal
+
+
+@pytest.mark.parametrize("game", ["loba", "continental"])
+def test_rummy_play_summary_replay_and_claim_experiment(tmp_path, capsys, game):
+    code, stdout, stderr = run(capsys, "play", game, "--games", 300, "--seed", 3, "--out", tmp_path / "run",
+                               "--quiet", "--json", "--set", "claims=on", "--claim-seats", "0")
+    assert code == 0, stderr
+    table = pd.DataFrame(json.loads(stdout)).set_index(["metric", "group"])
+    assert table.loc[("claims_per_match", "seat 1"), "value"] == 0  # only seat 0 may claim
+    assert table.loc[("claims_per_match", "seat 0"), "value"] > 0
+    assert ("match_win_rate", "seat 0 (heuristic, may claim)") in table.index
+    matches = analysis.load(tmp_path / "run", "matches")
+    hands = analysis.load(tmp_path / "run", "hands")
+    assert len(matches) == 300 and len(hands) == 300 * (6 if game == "loba" else 7)
+    totals = hands.groupby("game")[[f"points_{s}" for s in range(4)]].sum().sort_index()
+    assert (totals.to_numpy() == matches.sort_values("game")[[f"total_{s}" for s in range(4)]].to_numpy()).all()
+    code, text, stderr = run(capsys, "replay", game, "--run", tmp_path / "run", "--game", 7)
+    assert code == 0, stderr
+    assert text.startswith(f"{game} game 7")
+    spec = tmp_path / "claims.toml"
+    spec.write_text(f'game = "{game}"\ntask = "play"\nn = 300\nseed = 1\n[baseline]\nrules = {{ claims = false }}\n'
+                    '[[arms]]\nname = "seat0"\nrules = { claims = true }\noptions = { claim_seats = "0" }\n')
+    code, stdout, stderr = run(capsys, "experiment", spec, "--json", "--quiet")
+    assert code == 0, stderr
+    comparison = pd.DataFrame(json.loads(stdout)).set_index("metric")
+    assert comparison.loc["win_seat_0", "ci_low"] > 0  # the right to claim is worth something here
+    code, _, stderr = run(capsys, "play", game, "--games", 10, "--claim-seats", "7")
+    assert code == 2 and "claim_seats" in stderr

@@ -52,6 +52,24 @@ class ContinentalRules(Rules):
         "draws": "deal statistics after K draws: the seat's dealt cards plus stock cards in turn order "
                  "(everyone draws from the stock, discards ignored, no claims, no reshuffle)",
         "max_claims_per_hand": "0 means unlimited",
+        "play_seats": "play: seat r % players plays first in hand r (seat 0 in hand 1); play goes seat s -> s + 1",
+        "play_deal": "play: hand r of game i is a full shuffle from stream game_key(seed, i * 7 + r); seat s "
+                     "gets its cards in turn, then the up-card, then the stock; the hand's play continues that "
+                     "stream (hands are independent)",
+        "robar_de_contra": "offered when the player in turn takes from the stock (before they lay down or "
+                           "discard); the seats after the player in turn are asked in turn order (the discarder "
+                           "last), the first that wants it takes the card plus claim_penalty_cards stock cards "
+                           "(fewer if no card can be drawn) without discarding; the up-card may be claimed; a "
+                           "player already down may claim; a card exposed by a take or a claim is dead",
+        "closing": "a player with no card left closes: by laying off the last card (no discard) or by "
+                   "discarding it; -10 when the lay-down was on that same turn",
+        "joker_swap": "a natural replaces a joker of an escalera on the table only when the released joker can "
+                      "be laid off at once at an end of an escalera (the same one included); the random policy "
+                      "is not offered swaps",
+        "match_winner": "lowest total; a tie goes to the tied player who closed a hand most recently, then to "
+                        "the lowest seat",
+        "round_cap": "a hand reaching max_turns turns (play option, default 400) or where neither stock nor pozo "
+                     "can supply a card is capped: nobody closes, everyone scores the cards in hand",
     }
 
     def validate(self) -> None:

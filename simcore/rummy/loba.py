@@ -71,6 +71,23 @@ class LobaRules(Rules):
         "draws": "deal statistics after K draws: the seat's dealt cards plus stock cards in turn order "
                  "(everyone draws from the stock, discards ignored, no claims, no reshuffle)",
         "max_claims_per_round": "0 means unlimited",
+        "play_seats": "play: seat r % players plays first in round r (seat 0 in round 1); play goes seat s -> s + 1",
+        "play_deal": "play: round r of game i is a full shuffle from stream game_key(seed, i * rounds + r); "
+                     "seat s gets cards s*11.., then the up-card, then the stock; the round's play continues "
+                     "that stream (rounds are independent)",
+        "live_discard": "only the most recent discard (or the up-card) can be taken or bought; a card exposed "
+                        "by a take or a buy is dead",
+        "buy": "claims: a buy is offered when the player in turn takes from the stock, before they lay down or "
+               "discard; the seats after the player in turn are asked in turn order, the first that wants the "
+               "card gets it plus the next stock card and does not discard; the discarder may not buy back "
+               "its own discard; the up-card may be bought; a player already down may buy",
+        "lay_off_timing": "lay-offs only on turns after the lay-down turn",
+        "going_out": "a player with no card left goes out: after lay-offs (no discard needed) or after the "
+                     "discard; in the final round this happens on the lay-down turn (12th card discarded)",
+        "match_winner": "lowest total; a tie goes to the tied player who won a round most recently, then to "
+                        "the lowest seat",
+        "round_cap": "a round reaching max_turns turns (play option, default 400) or where neither stock nor "
+                     "pile can supply a card is capped: nobody goes out, everyone scores the cards in hand",
     }
 
     def validate(self) -> None:

@@ -815,3 +815,60 @@ def ref_best(cards, k, m, mp, exact):
 def ref_contract_ok(cards, k, m, mp, exact=True):
     """Brute-force contract check (minimal melds suffice; ``exact=False`` allows longer)."""
     return ref_best(cards, k, m, mp, exact)[0]
+
+
+# --------------------------------------------------------------------------- faster search (game kernel)
+@njit(cache=True)
+def _search_sorted(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circular, no_adjacent):
+    """Same answer as :func:`_search`, for the game kernel's distance checks.
+
+    The escaleras of a solution are visited in order of (missing cards, window) instead
+    of window alone, so the i-th of ``e`` remaining escaleras may use at most
+    ``remaining budget // e`` missing cards: with a budget of 2-4 and 2-3 escaleras this
+    prunes most windows that hold a single natural.
+    """
+    if m == 0 or budget == 0:
+        return _search(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circular, no_adjacent)
+    hi0 = budget // m
+    w0 = 0
+    p0 = 0
+    while True:
+        w0, p0, b1, b2, j1, r1 = _next_window(a1, a2, jokers, w0, p0, hi0, jokers > 0, max_jokers, min_naturals,
+                                              circular, no_adjacent)
+        if w0 >= 52:
+            return False
+        miss0 = hi0 - r1
+        rest0 = budget - miss0
+        if m == 1:
+            if _trios_within(b1, b2, j1, rest0, k, max_jokers, min_naturals):
+                return True
+        else:
+            hi1 = rest0 // (m - 1)
+            w1 = 0
+            p1 = 0
+            while True:
+                w1, p1, c1, c2, j2, r2 = _next_window(b1, b2, j1, w1, p1, hi1, j1 > 0, max_jokers, min_naturals,
+                                                      circular, no_adjacent)
+                if w1 >= 52:
+                    break
+                miss1 = hi1 - r2
+                if miss1 > miss0 or (miss1 == miss0 and w1 >= w0):
+                    rest1 = rest0 - miss1
+                    if m == 2:
+                        if _trios_within(c1, c2, j2, rest1, k, max_jokers, min_naturals):
+                            return True
+                    else:
+                        w2 = 0
+                        p2 = 0
+                        while True:
+                            w2, p2, d1, d2, j3, r3 = _next_window(c1, c2, j2, w2, p2, rest1, j2 > 0, max_jokers,
+                                                                  min_naturals, circular, no_adjacent)
+                            if w2 >= 52:
+                                break
+                            miss2 = rest1 - r3
+                            if miss2 > miss1 or (miss2 == miss1 and w2 >= w1):
+                                if _trios_within(d1, d2, j3, r3, k, max_jokers, min_naturals):
+                                    return True
+                            p2 += 1
+                p1 += 1
+        p0 += 1

@@ -1,0 +1,109 @@
+"""``cardsim play loba`` / ``cardsim play continental``: whole games (matches of all rounds).
+
+One task class parametrised per game: :data:`LOBA_PLAY_TASK`, :data:`CONTINENTAL_PLAY_TASK`.
+
+Options: ``policy`` / ``policies`` (``random`` or ``heuristic``; one name, one per seat,
+or ``SEAT=NAME`` pairs), ``claim_seats`` (seats allowed to claim: ``all`` (default),
+``none``, ``"0,2"`` or a list; only meaningful with the rule switch ``claims``),
+``max_turns`` (turn cap per round, default 400). A game is a whole match already (no
+``games_per_match``).
+
+Tables (``run_chunk`` returns both)
+-----------------------------------
+``hands`` (one row per game x round): ``game`` int64, ``round`` int8 (0-based),
+``contract`` string (``2T``, ``1E1T`` ... / ``TT`` ... ``EEE``), ``went_out`` int8 (seat,
+-1 when capped), ``turns`` int16, ``reshuffles`` int8 (clipped at 127), ``capped`` bool
+(nobody went out: the turn cap or no card left to draw; ``turns < max_turns`` tells the
+latter), ``closed_in_one_turn`` bool (the player who went out laid down on that same
+turn: Continental's -10; in Loba "went out without having laid down before", always the
+case in the final round), ``claims_s`` int8, ``laid_down_s`` bool, ``points_s`` int16.
+
+``matches`` (one row per game): ``game`` int64, ``total_s`` int32, ``winner`` int8 (lowest
+total; ties: the tied player who won a round most recently, then the lowest seat),
+``claims_s`` int16, ``minus10_s`` int8 (Continental only), ``rounds_won_s`` int8.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import pyarrow as pa
+
+from simcore.config import ConfigError
+from simcore.tasks import PlayTaskBase
+from simcore.rummy.continental import ContinentalRules
+from simcore.rummy.loba import LobaRules
+
+POLICY_NAMES = ("random", "heuristic")
+
+
+def parse_claim_seats(value, players: int) -> list[int]:
+    if value is None:
+        return list(range(players))
+    if isinstance(value, str):
+        t = value.strip().lower()
+        if t in ("all", ""):
+            return list(range(players))
+        if t == "none":
+            return []
+        value = [x for x in t.split(",") if x.strip()]
+    try:
+        seats = sorted({int(x) for x in value})
+    except (TypeError, ValueError):
+        raise ConfigError(f"bad claim_seats {value!r}: expected 'all', 'none' or seats like '0,2'") from None
+    if any(not 0 <= s < players for s in seats):
+        raise ConfigError(f"claim_seats must be seats 0..{players - 1}, got {seats}")
+    return seats
+
+
+class RummyPlayTask(PlayTaskBase):
+    policy_names = POLICY_NAMES
+    option_defaults = {"claim_seats": "all", "max_turns": 400}
+    #: Games (whole matches) per chunk: ~1-3 s of work per chunk and core.
+    chunk_games = 1 << 13
+
+    def __init__(self, rules_cls, game: str):
+        self.rules_cls = rules_cls
+        self.game = game
+
+    @staticmethod
+    def tables(config) -> tuple[str, ...]:
+        return ("matches", "hands")
+
+    def parse_options(self, rules, options: Mapping[str, Any]) -> dict[str, Any]:
+        options = super().parse_options(rules, options)
+        options["claim_seats"] = parse_claim_seats(options.get("claim_seats"), rules.players)
+        return options
+
+    def check_extra(self, rules, options: Mapping[str, Any]) -> None:
+        seats = options.get("claim_seats", list(range(rules.players)))
+        if not isinstance(seats, (list, tuple)) or any(not isinstance(s, int) or not 0 <= s < rules.players
+                                                       for s in seats):
+            raise ConfigError(f"claim_seats must be a list of seats 0..{rules.players - 1}")
+        mt = options.get("max_turns", 400)
+        if not isinstance(mt, int) or isinstance(mt, bool) or not 10 <= mt <= 10_000:
+            raise ConfigError(f"max_turns must be an integer in 10..10000, got {mt!r}")
+
+    @staticmethod
+    def _args(options):
+        return (list(options["policies"]), list(options.get("claim_seats", [])) if "claim_seats" in options else None,
+                int(options.get("max_turns", 400)))
+
+    def run_chunk(self, config, chunk_id: int) -> dict[str, pa.Table]:
+        from simcore.rummy.game import play_chunk
+
+        start, count = config.chunk_range(chunk_id)
+        policies, seats, mt = self._args(config.options)
+        cols = play_chunk(config.seed, start, count, config.rules, policies, seats, max_turns=mt)
+        hands = dict(cols["hands"])
+        hands["contract"] = pa.array(list(hands["contract"]), pa.string()).dictionary_encode()
+        return {"hands": pa.table(hands), "matches": pa.table(cols["matches"])}
+
+    def replay(self, seed: int, index: int, rules, options: Mapping[str, Any]) -> list[str]:
+        from simcore.rummy.game import replay_game
+
+        policies, seats, mt = self._args(options)
+        return replay_game(seed, index, rules, policies, seats, mt)
+
+
+LOBA_PLAY_TASK = RummyPlayTask(LobaRules, "loba")
+CONTINENTAL_PLAY_TASK = RummyPlayTask(ContinentalRules, "continental")
