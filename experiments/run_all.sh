@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CARDSIM=${CARDSIM:-.venv/bin/cardsim}
+mkdir -p runs/experiments
 for spec in experiments/*.toml; do
   name=$(basename "$spec" .toml)
   echo "### $name"
