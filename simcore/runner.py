@@ -12,7 +12,6 @@ renamed into place only when every chunk has succeeded.
 """
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
 import time
 from dataclasses import dataclass, field
@@ -154,11 +153,6 @@ def execute_local(run, chunk_ids: list[int], on_chunk: Callable[[int, int], None
         write_chunk(run.manifest, str(run.out), chunk_id)
         if on_chunk is not None:
             on_chunk(done, len(chunk_ids))
-
-
-def replace_options(config: RunConfig, **changes: Any) -> RunConfig:
-    """A copy of ``config`` with some fields changed (e.g. ``chunk_size``)."""
-    return dataclasses.replace(config, **changes)
 
 
 class Stopwatch:

@@ -176,3 +176,12 @@ def test_metrics_filter(tmp_path, capsys):
     spec.write_text(SPEC.format(arm="all").replace("chunk_size = 15000", 'chunk_size = 15000\nmetrics = ["charm"]'))
     code, _, stderr = run(capsys, "experiment", spec, "--quiet")
     assert code == 2 and "unknown metric(s) charm" in stderr
+
+
+def test_means_table():
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [0, 0, 1, 1], "name": list("wxyz")})
+    table = analysis.means_table(frame)
+    assert list(table["metric"]) == ["a", "b"]
+    row = table.set_index("metric").loc["a"]
+    se = np.std([1, 2, 3, 4], ddof=1) / 2
+    assert row["mean"] == 2.5 and row["ci_high"] == pytest.approx(2.5 + 1.959963984540054 * se)
