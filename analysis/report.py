@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.compare import load_comparison
+from analysis.metrics import metric_spec
 from analysis.stats import mean_interval
 from analysis.tables import summary
 from simcore.config import ConfigError
@@ -88,33 +89,46 @@ def _has_tabulate() -> bool:
 def _deal_section(dataset: Dataset, figures: _Figures, fmt: str) -> list[str]:
     rates = summary(dataset.path)
     parts = [_table_html(rates, fmt)]
-    events = [e for e in pd.unique(rates["event"]) if e.startswith("instant_win") or e in ("weak_hand", "dealt_triple", "dealt_quadruple")]
+    events = [e for e in pd.unique(rates["event"])
+              if e.startswith("instant_win") or e in ("weak_hand", "dealt_triple", "dealt_quadruple")
+              or (e.startswith("contract_") and "_after_" not in e)]
     if events:
         parts.append(figures.add(_rate_bars(rates, events[:8], "per-seat rates with 95% intervals"), "rates by seat"))
     return parts
 
 
 def _play_section(dataset: Dataset, figures: _Figures, fmt: str) -> list[str]:
+    """Summary table, win rate by seat with intervals, and the game-length distribution."""
     plt = _plt()
-    table = summary(dataset.path)
-    parts = [_table_html(table, fmt)]
-    games = dataset.read("games")
-    seats = sorted(int(c.split("_")[1]) for c in games.columns if c.startswith("place_"))
-    if seats:
-        fig, ax = plt.subplots(figsize=(5, 3))
-        stats = [mean_interval((games[f"place_{s}"] == 1).to_numpy()) for s in seats]
+    meta = dataset.meta
+    parts = [_table_html(summary(dataset.path), fmt)]
+    table, metric_fn, _ = metric_spec(meta["game"], meta["task"])
+    wins: dict[int, list[np.ndarray]] = {}
+    lengths = []
+    for part in dataset.iter_parts(table):
+        metrics = metric_fn(part.to_pandas())
+        for column in metrics.columns:
+            if column.startswith("win_seat_"):
+                wins.setdefault(int(column.rsplit("_", 1)[1]), []).append(metrics[column].to_numpy())
+        length = next((c for c in ("plays", "turns", "tricks") if c in metrics.columns), None)
+        if length is not None:
+            lengths.append(metrics[length].to_numpy())
+    if wins:
+        seats = sorted(wins)
+        stats = [mean_interval(np.concatenate(wins[s])) for s in seats]
         means = np.array([x["mean"] for x in stats])
         err = np.array([[x["mean"] - x["ci_low"] for x in stats], [x["ci_high"] - x["mean"] for x in stats]])
+        fig, ax = plt.subplots(figsize=(5, 3))
         ax.bar([str(s) for s in seats], means, yerr=err, capsize=4, color="tab:blue")
         ax.axhline(1 / len(seats), color="grey", lw=0.8, ls="--")
         ax.set_xlabel("seat")
         ax.set_ylabel("win rate")
         ax.set_title("win rate by seat (95% intervals)")
         parts.append(figures.add(fig, "win rate by seat"))
-    length = next((c for c in ("plays", "turns", "tricks") if c in games.columns), None)
-    if length:
+    if lengths:
+        values = np.concatenate(lengths)
         fig, ax = plt.subplots(figsize=(5, 3))
-        ax.hist(games[length], bins=min(60, max(10, int(games[length].max() - games[length].min() + 1))), color="tab:green")
+        ax.hist(values, bins=min(60, max(10, int(values.max() - values.min() + 1))), color="tab:green")
         ax.set_xlabel(length)
         ax.set_ylabel("games")
         ax.set_title(f"game length ({length})")

@@ -185,3 +185,17 @@ def test_means_table():
     row = table.set_index("metric").loc["a"]
     se = np.std([1, 2, 3, 4], ddof=1) / 2
     assert row["mean"] == 2.5 and row["ci_high"] == pytest.approx(2.5 + 1.959963984540054 * se)
+
+
+@pytest.mark.parametrize("game", ["tienlen", "tusac", "loba", "continental"])
+def test_report_renders_for_every_game(tmp_path, capsys, game):
+    n = 200 if game in ("loba", "continental") else 2000
+    assert run(capsys, "play", game, "--games", n, "--seed", 1, "--out", tmp_path / "play", "--quiet")[0] == 0
+    assert run(capsys, "deal", game, "--deals", 5000, "--seed", 1, "--out", tmp_path / "deal", "--quiet")[0] == 0
+    code, _, stderr = run(capsys, "report", tmp_path / "play", tmp_path / "deal", "--out", tmp_path / "r.html")
+    assert code == 0, stderr
+    parser = _Collector()
+    parser.feed((tmp_path / "r.html").read_text())
+    assert parser.tables >= 2 and parser.images
+    for src in parser.images:
+        assert _valid_png(base64.b64decode(src.split(",", 1)[1]))
