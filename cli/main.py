@@ -31,7 +31,9 @@ app = typer.Typer(
         "Deal millions of hands or play whole games with numba kernels, write Parquet "
         "datasets that pandas reads directly, and print rates with 95% intervals. "
         "Randomness depends only on (seed, game index): same seed, same results, "
-        "whatever the threads or chunk size."
+        "whatever the threads or chunk size.\n\n"
+        "Games: tienlen (Tiến Lên), tusac (four-colour cards / Tứ Sắc), loba, continental. "
+        "Compare rule variants on the same deals with `cardsim experiment`."
     ),
     add_completion=False,
     no_args_is_help=True,
@@ -333,7 +335,8 @@ def deal_command(
 CLAIM_SEATS_HELP = ("Loba/Continental: seats allowed to claim a refused discard: all (default), none, "
                     "or a list like 0,2 (with the rule switch claims on)")
 POLICY_HELP = ("policies: one for all seats (heuristic), one per seat (heuristic,random,greedy,random), "
-               "or SEAT=NAME pairs (0=heuristic,1=random; others heuristic). Names: random, greedy, heuristic")
+               "or SEAT=NAME pairs (0=heuristic,1=random; others heuristic). Names: random, heuristic "
+               "(Tiến Lên also greedy)")
 
 
 @app.command("play")
