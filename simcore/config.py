@@ -45,11 +45,12 @@ class Switch:
 
     Parameters
     ----------
-    kind : {"int", "choice", "bool", "set"}
+    kind : {"int", "choice", "bool", "set", "list"}
         ``int``: an integer in ``[low, high]``; ``choice``: one of ``choices``;
         ``bool``: on/off; ``set``: a comma-separated subset of ``choices``
         (``none`` = empty, ``all`` = every choice), stored as a tuple in
-        ``choices`` order.
+        ``choices`` order; ``list``: a comma-separated sequence of ``choices``
+        in the given order, repeats allowed (``all`` = every choice once).
     help : str
         One line for ``cardsim rules GAME``.
     """
@@ -68,6 +69,8 @@ class Switch:
             return "on | off"
         if self.kind == "set":
             return "comma list of " + ", ".join(self.choices) + " | none | all"
+        if self.kind == "list":
+            return "ordered comma list of " + ", ".join(self.choices) + " (repeats allowed) | all"
         return " | ".join(self.choices)
 
     def parse(self, name: str, raw: Any) -> Any:
@@ -97,6 +100,14 @@ class Switch:
             if text not in self.choices:
                 raise ConfigError(bad)
             return text
+        if self.kind == "list":
+            items = raw if isinstance(raw, (list, tuple)) else str(raw).split(",")
+            items = [str(x).strip() for x in items if str(x).strip()]
+            if items == ["all"]:
+                return tuple(self.choices)
+            if not items or any(x not in self.choices for x in items):
+                raise ConfigError(bad)
+            return tuple(items)
         if self.kind == "set":
             items = raw if isinstance(raw, (list, tuple)) else str(raw).split(",")
             items = [str(x).strip() for x in items if str(x).strip()]
