@@ -195,7 +195,9 @@ def meld_options(h, locked, c, prm, okind, opts, orev):
         orev[n, 1] = -1
         orev[n, 2] = -1
         n += 1
-    if hc >= 2 and (not lk or hc - 2 >= 3):
+    # A taken General is laid alone, in a Command group or as a quadruple (spec: never a
+    # triple; two hidden copies already score as two single Generals).
+    if ch != 0 and hc >= 2 and (not lk or hc - 2 >= 3):
         okind[n] = K_TRIPLE
         opts[n] = 1
         orev[n, 0] = c

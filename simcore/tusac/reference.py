@@ -52,7 +52,7 @@ def melds_with(hand, locked: int, c: int, rules: TuSacRules) -> list[tuple[str, 
         out.append(("general", 1, []))
     elif (ch != SOLDIER or rules.soldier_pairs) and hc >= 1 and (not lk or hc - 1 >= 3):
         out.append(("pair", 0, [c]))
-    if hc >= 2 and free(c, 2):
+    if ch != GENERAL and hc >= 2 and free(c, 2):  # a taken General never makes a triple
         out.append(("triple", 1, [c, c]))
     if hc >= 3:
         out.append(("quadruple", 6, [c, c, c]))

@@ -262,3 +262,20 @@ def test_kernel_claims_equal_reference_on_random_situations(k):
     assert wins > 50 and (steals > 10 or rules.steals != "on")  # the situations exercise the rules
     if rules.steals != "off":
         assert ties > 3
+
+
+def test_taken_general_is_never_laid_as_a_triple():
+    # Spec: a drawn General is laid alone or in a Command group (a quadruple from a
+    # concealed triple also contains it); never as a triple with two hidden copies.
+    import numpy as np
+
+    from simcore.tusac.cards import parse_hand, parse_type
+    from simcore.tusac.game import K_TRIPLE, kernel_params, meld_options
+
+    hand = parse_hand("RG RG RA RE YS GC WH")
+    okind = np.zeros(8, np.int64)
+    opts = np.zeros(8, np.int64)
+    orev = np.full((8, 3), -1, np.int64)
+    n = meld_options(hand, np.int64(0), parse_type("RG"), kernel_params(TuSacRules()), okind, opts, orev)
+    assert K_TRIPLE not in okind[:n].tolist()
+    assert n == 2  # the General alone, or the Command group RG RA RE
