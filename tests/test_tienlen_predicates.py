@@ -111,3 +111,32 @@ def test_instant_win_priority_and_ties():
     assert resolve_instant_win(flags, 4, 0, all_kinds) == (1, 1)  # four 2s beat five pairs
     assert resolve_instant_win(flags, 4, 0, dragon | five_pairs) == (0, 2)  # four 2s disabled
     assert resolve_instant_win(flags, 4, 0, 0) == (-1, -1)
+
+
+def test_suit_order_changes_names_colours_and_the_first_leader():
+    from simcore.tienlen.cards import card_name, hand_str
+    from simcore.tienlen.deal import hand_flags_colour
+    from simcore.tienlen.rules import TienLenRules
+
+    rules = TienLenRules.from_settings({"suit_order": "HDCS"})  # hearts lowest, spades highest
+    assert card_name(0, rules.suit_order) == "3♥" and card_name(51, rules.suit_order) == "2♠"
+    assert hand_str(parse_cards("3S 3H", rules.suit_order), rules.suit_order) == "3♥ 3♠"
+    # twelve spades and clubs are one colour whatever their ids: with ♠ < ♦ < ♣ < ♥ the
+    # black cards sit at suit indices 0 and 2
+    mixed = TienLenRules.from_settings({"suit_order": "SDCH"})
+    black = parse_cards("3S 4S 5S 6S 7S 8S 9C 10C JC QC KC AC 2D", mixed.suit_order)
+    assert hand_flags_colour(np.uint64(black), np.uint64(mixed.black_mask())) >> 5 & 1
+    assert not hand_flags(np.uint64(black)) >> 5 & 1  # the default order would read them as mixed
+    assert bin(mixed.black_mask()).count("1") == 26
+    with pytest.raises(Exception):
+        TienLenRules.from_settings({"suit_order": "SSDH"})
+
+
+def test_suit_order_in_a_replay(capsys):
+    from cli.main import main
+
+    assert main(["replay", "tienlen", "--seed", "3", "--game", "0", "--set", "suit_order=HDCS",
+                 "--policy", "greedy"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    first_play = next(line for line in lines if line.startswith("seat ") and ": " in line and "pass" not in line)
+    assert "3♥" in first_play  # the lowest card under this order leads

@@ -17,8 +17,7 @@ _RANK_UNITS = np.uint64(0x1111111111111)  # 13 ranks
 _RANKS_3_TO_A = np.uint64(0x111111111111)  # 12 ranks, no 2s
 _M55 = np.uint64(0x5555555555555)
 _M33 = np.uint64(0x3333333333333)
-_BLACK = np.uint64(0x3333333333333)  # spades, clubs
-_RED = np.uint64(0xCCCCCCCCCCCCC)  # diamonds, hearts
+_BLACK = np.uint64(0x3333333333333)  # spades, clubs under the default suit order
 _TWOS_SHIFT = np.uint64(48)
 _FULL_DECK = np.uint64((1 << 52) - 1)
 _U1 = np.uint64(1)
@@ -77,12 +76,20 @@ def rank_planes(hand):
 
 @njit(cache=True, inline="always")
 def hand_flags(hand):
+    """:func:`hand_flags_colour` with the default suit order (♠ ♣ black)."""
+    return hand_flags_colour(hand, _BLACK)
+
+
+@njit(cache=True, inline="always")
+def hand_flags_colour(hand, black):
     """Instant-win predicates and dealt bombs of one hand, as bit flags.
 
     Bit ``k < 6`` is set when the hand qualifies for ``INSTANT_WIN_KINDS[k]``; bit 6
     when it holds a four of a kind; bit 7 when it holds a 3-pair double sequence.
+    ``black`` is the 52-bit mask of black cards (``TienLenRules.black_mask()``).
     """
     h = np.uint64(hand)
+    black = np.uint64(black)
     ge1, ge2, ge3, eq4 = rank_planes(h)
     flags = 0
     if (ge1 & _RANKS_3_TO_A) == _RANKS_3_TO_A:
@@ -98,7 +105,7 @@ def hand_flags(hand):
     t = ge3 & _RANKS_3_TO_A
     if (t & (t >> _U4) & (t >> _U8)) != 0:
         flags |= 1 << KIND_THREE_TRIPLES
-    if popcount(h & _BLACK) >= 12 or popcount(h & _RED) >= 12:
+    if popcount(h & black) >= 12 or popcount(h & (_FULL_DECK ^ black)) >= 12:
         flags |= 1 << KIND_ONE_COLOUR
     if eq4 != 0:
         flags |= 1 << FLAG_BOMB_FOUR
@@ -179,7 +186,7 @@ _TABLE_KEYS = 1 << 14
 
 
 @njit(cache=True)
-def _count_block(seed, start, stop, players, enabled_mask, plan, leaf_slot, counts):
+def _count_block(seed, start, stop, players, enabled_mask, black, plan, leaf_slot, counts):
     """Add event counts of deals ``start..stop-1`` into ``counts[N_EVENTS, players+1]``."""
     slots = np.zeros(10, np.uint64)
     hands = np.zeros(5, np.uint64)
@@ -192,7 +199,7 @@ def _count_block(seed, start, stop, players, enabled_mask, plan, leaf_slot, coun
         any_twos = 0
         dealt_three_spades = 0
         for s in range(players):
-            f = hand_flags(hands[s])
+            f = hand_flags_colour(hands[s], black)
             flags[s] = f
             twos = popcount(hands[s] >> _TWOS_SHIFT)
             three_spades = np.int64(hands[s] & _U1)
@@ -235,16 +242,16 @@ def _add_flag_events(counts, column, f, n):
 
 
 @njit(cache=True, parallel=True)
-def _deal_counts(seed, start, count, players, enabled_mask, plan, leaf_slot, n_blocks):
+def _deal_counts(seed, start, count, players, enabled_mask, black, plan, leaf_slot, n_blocks):
     partial = np.zeros((n_blocks, N_EVENTS, players + 1), np.int64)
     for b in prange(n_blocks):
         lo = start + (count * b) // n_blocks
         hi = start + (count * (b + 1)) // n_blocks
-        _count_block(seed, lo, hi, players, enabled_mask, plan, leaf_slot, partial[b])
+        _count_block(seed, lo, hi, players, enabled_mask, black, plan, leaf_slot, partial[b])
     return partial.sum(axis=0)
 
 
-def deal_counts(seed, start, count, players, cards_per_player, enabled_mask, n_blocks):
+def deal_counts(seed, start, count, players, cards_per_player, enabled_mask, n_blocks, black=int(_BLACK)):
     """Event counts over deals ``start .. start+count-1``.
 
     Returns
@@ -257,11 +264,11 @@ def deal_counts(seed, start, count, players, cards_per_player, enabled_mask, n_b
         of the split and of the thread count.
     """
     plan, leaf_slot = deal_plan(players, cards_per_player)
-    return _deal_counts(seed, start, count, players, enabled_mask, plan, leaf_slot, n_blocks)
+    return _deal_counts(seed, start, count, players, enabled_mask, np.uint64(black), plan, leaf_slot, n_blocks)
 
 
 @njit(cache=True, parallel=True)
-def _deal_rows(seed, start, count, players, enabled_mask, plan, leaf_slot):
+def _deal_rows(seed, start, count, players, enabled_mask, black, plan, leaf_slot):
     hands_out = np.zeros((count, players), np.int64)
     winner_out = np.full(count, -1, np.int8)
     kind_out = np.full(count, -1, np.int8)
@@ -272,14 +279,14 @@ def _deal_rows(seed, start, count, players, enabled_mask, plan, leaf_slot):
         deal_into(seed, start + i, plan, leaf_slot, slots, hands)
         for s in range(players):
             hands_out[i, s] = np.int64(hands[s])
-            flags[s] = hand_flags(hands[s])
+            flags[s] = hand_flags_colour(hands[s], black)
         winner, kind = resolve_instant_win(flags, players, first_leader(hands, players), enabled_mask)
         winner_out[i] = winner
         kind_out[i] = kind
     return hands_out, winner_out, kind_out
 
 
-def deal_rows(seed, start, count, players, cards_per_player, enabled_mask):
+def deal_rows(seed, start, count, players, cards_per_player, enabled_mask, black=int(_BLACK)):
     """Per-deal detail for deals ``start .. start+count-1``.
 
     Returns
@@ -290,4 +297,4 @@ def deal_rows(seed, start, count, players, cards_per_player, enabled_mask):
         Instant-win seat and kind index into ``INSTANT_WIN_KINDS`` (``-1``: none).
     """
     plan, leaf_slot = deal_plan(players, cards_per_player)
-    return _deal_rows(seed, start, count, players, enabled_mask, plan, leaf_slot)
+    return _deal_rows(seed, start, count, players, enabled_mask, np.uint64(black), plan, leaf_slot)

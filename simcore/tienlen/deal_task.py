@@ -28,13 +28,13 @@ class DealTask(DealTaskBase):
         start, count = config.chunk_range(chunk_id)
         players = rules.players
         counts = kernel.deal_counts(config.seed, start, count, players, rules.cards_per_player,
-                                    rules.instant_win_mask(), BLOCKS_PER_CHUNK)
+                                    rules.instant_win_mask(), BLOCKS_PER_CHUNK, rules.black_mask())
         events = reported_events(rules)
         block = counts[[kernel.EVENTS.index(e) for e in events]]  # (len(events), players + 1)
         tables = {"counts": grid_counts_table(chunk_id, events, block, count)}
         if config.options.get("per_deal"):
-            hands, winner, kind = kernel.deal_rows(config.seed, start, count, players,
-                                                   rules.cards_per_player, rules.instant_win_mask())
+            hands, winner, kind = kernel.deal_rows(config.seed, start, count, players, rules.cards_per_player,
+                                                   rules.instant_win_mask(), rules.black_mask())
             names = np.array(["none", *INSTANT_WIN_KINDS])
             columns = {"deal": pa.array(np.arange(start, start + count, dtype=np.int64))}
             for s in range(players):

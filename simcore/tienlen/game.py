@@ -79,7 +79,7 @@ from simcore.tasks import policy_codes as _policy_codes
 from simcore.bits import highest_bit, lowest_bit, popcount
 from simcore.rng import randbelow as randbelow_
 from simcore.tienlen.cards import hand_str
-from simcore.tienlen.deal import (deal_into, deal_plan, first_leader, hand_flags, rank_planes,
+from simcore.tienlen.deal import (deal_into, deal_plan, first_leader, hand_flags, hand_flags_colour, rank_planes,
                                   resolve_instant_win)
 from simcore.tienlen.moves import (CLS_DSEQ3, CLS_SEQ3, CLS_SINGLE, N_CLASSES, _choices, _pick, _windows,
                                    allowed_classes, class_k, class_len, class_name,
@@ -90,8 +90,8 @@ POLICIES = ("random", "greedy", "heuristic")
 POL_RANDOM, POL_GREEDY, POL_HEURISTIC = 0, 1, 2
 
 # kernel parameters (int64 array)
-P_PLAYERS, P_CARDS, P_INSTANT, P_CHOP, P_BAP, P_RESETS, P_ALONE, P_SCORING, P_K = range(9)
-N_PARAMS = 9
+P_PLAYERS, P_CARDS, P_INSTANT, P_CHOP, P_BAP, P_RESETS, P_ALONE, P_SCORING, P_K, P_BLACK = range(10)
+N_PARAMS = 10
 # per-game columns (int16 matrix meta[count, N_META])
 M_LEADER, M_THREE, M_KIND, M_WINNER, M_TRICKS, M_PLAYS = range(6)
 N_META = 6
@@ -286,7 +286,7 @@ def _play_dealt(state, first, prev_winner, prm, pol, groups, flags, ncards, acls
         pr = ge2 & _R3A
         run3 = pr & (pr >> _U4) & (pr >> _U8)
         ncards[s] = popcount(h)
-        flags[s] = hand_flags(h)
+        flags[s] = hand_flags_colour(h, np.uint64(prm[P_BLACK]))
         for f in range(N_SEAT):
             seat[f, s] = 0
         seat[S_TWOS, s] = popcount(h >> _U48)
@@ -545,6 +545,7 @@ def kernel_params(rules: TienLenRules, games_per_match: int = 1) -> np.ndarray:
     prm[P_ALONE] = int(bool(rules.three_spades_alone))
     prm[P_SCORING] = _SCORING_CODES[rules.scoring]
     prm[P_K] = games_per_match
+    prm[P_BLACK] = rules.black_mask()
     return prm
 
 
@@ -647,7 +648,7 @@ def play_hands(hands, rules: TienLenRules, policies, first: bool = True, prev_wi
                             meta[0], seat[0], log)
     cols = _columns(0, 1, 1, rules.players, meta, seat)
     row = {k: v[0].item() for k, v in cols.items() if k not in ("game", "match")}
-    return row, format_log(log, int(nl), row, rules.players)
+    return row, format_log(log, int(nl), row, rules.players, rules.suit_order)
 
 
 def deal_with_state(seed: int, index: int, players: int, cards_per_player: int):
@@ -657,22 +658,24 @@ def deal_with_state(seed: int, index: int, players: int, cards_per_player: int):
     return hands, int(state)
 
 
-def instant_flags(hands) -> list[int]:
-    """:func:`hand_flags` of each hand (Python ints)."""
-    return [int(hand_flags(np.uint64(h))) for h in hands]
+def instant_flags(hands, black: int | None = None) -> list[int]:
+    """:func:`hand_flags_colour` of each hand (Python ints); ``black`` defaults to ♠ ♣."""
+    if black is None:
+        return [int(hand_flags(np.uint64(h))) for h in hands]
+    return [int(hand_flags_colour(np.uint64(h), np.uint64(black))) for h in hands]
 
 
-def _suits(mask: int) -> str:
-    return hand_str(int(mask) & ((1 << 52) - 1))
+def _suits(mask: int, suit_order: str = "SCDH") -> str:
+    return hand_str(int(mask) & ((1 << 52) - 1), suit_order)
 
 
-def format_log(log: np.ndarray, n: int, row: dict, players: int) -> list[str]:
+def format_log(log: np.ndarray, n: int, row: dict, players: int, suit_order: str = "SCDH") -> list[str]:
     """Human-readable lines of one game's move log and result row."""
     lines = []
     for seat, mask, code in log[:n]:
         kind = code & 15
         if kind == LOG_DEAL:
-            lines.append(f"deal seat {seat}: {_suits(mask)}")
+            lines.append(f"deal seat {seat}: {_suits(mask, suit_order)}")
         elif kind == LOG_INSTANT:
             lines.append(f"instant win: seat {seat} ({INSTANT_WIN_KINDS[code >> 4]})")
         elif kind == LOG_LEAD:
@@ -682,7 +685,7 @@ def format_log(log: np.ndarray, n: int, row: dict, players: int) -> list[str]:
         elif kind == LOG_PLAY:
             cls = ((code >> 4) & 255) - 1
             chop = " (chop)" if code >> 12 & 1 else ""
-            lines.append(f"seat {seat}: {_suits(mask)}  [{class_name(cls)}]{chop}")
+            lines.append(f"seat {seat}: {_suits(mask, suit_order)}  [{class_name(cls)}]{chop}")
         elif kind == LOG_OUT:
             lines.append(f"seat {seat} is out (place {mask})")
     places = ", ".join(f"seat {s}: {row[f'place_{s}']}" for s in range(players))
@@ -702,4 +705,4 @@ def replay_game(seed: int, index: int, rules: TienLenRules, policies,
     cols, log, nlog = play_logged(seed, m0, index - m0 + 1, rules, policies, K)
     row = {k: v[-1].item() for k, v in cols.items()}
     head = [f"game {index} (match {index // K}, game {index - m0 + 1} of the match), seed {seed}"]
-    return head + format_log(log[-1], int(nlog[-1]), row, rules.players)
+    return head + format_log(log[-1], int(nlog[-1]), row, rules.players, rules.suit_order)

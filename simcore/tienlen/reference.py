@@ -195,7 +195,7 @@ def play_game(seed: int, index: int, rules, first: bool, prev_winner: int) -> di
     log: list[tuple] = []
     places = [0] * n
     # instant wins: priority order, ties by play order from the leader
-    flags = instant_flags(hands)
+    flags = instant_flags(hands, rules.black_mask())
     for kind, name in enumerate(INSTANT_WIN_KINDS):
         if name not in rules.instant_wins:
             continue

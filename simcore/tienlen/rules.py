@@ -19,6 +19,8 @@ INSTANT_WIN_KINDS = (
 CHOP_RULES = ("seed", "southern")
 BOMBS_AFTER_PASS = ("none", "all", "four_pairs")
 SCORING = ("3-2-1-0", "4-3-2-1", "per_card")
+#: Suit orders, lowest first (S ♠, C ♣, D ♦, H ♥); the spec's default is SCDH.
+SUIT_ORDERS = tuple("".join(p) for p in __import__("itertools").permutations("SCDH"))
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,7 @@ class TienLenRules(Rules):
     pass_resets: bool = False
     three_spades_alone: bool = False
     scoring: str = "3-2-1-0"
+    suit_order: str = "SCDH"
 
     GAME: ClassVar[str] = "tienlen"
     SWITCHES: ClassVar = {
@@ -51,9 +54,13 @@ class TienLenRules(Rules):
         "pass_resets": Switch("bool", "a pass is not final: a passed player may play again in the trick"),
         "three_spades_alone": Switch("bool", "the first lead must be the 3♠ alone (not a combination)"),
         "scoring": Switch("choice", "points: 3-2-1-0, 4-3-2-1, or per_card (losers pay per card left)", choices=SCORING),
+        "suit_order": Switch("choice", "suits from lowest to highest (S ♠, C ♣, D ♦, H ♥): breaks ties between "
+                             "equal ranks; the 3 of the first suit leads", choices=SUIT_ORDERS),
     }
     HOUSE_CHOICES: ClassVar = {
-        "first_leader": "the holder of the lowest dealt card leads the first game (3♠ when it is dealt)",
+        "first_leader": "the holder of the lowest dealt card leads the first game (3♠ when it is dealt; "
+                        "with another suit_order, the 3 of its lowest suit: event holds_three_spades then "
+                        "means 'holds the lowest card')",
         "instant_win_ties": "equal kinds go to the earlier seat in play order from the first leader",
         "instant_win_others": "after an instant win the others are ranked by cards left, ties by play order after the winner",
         "colours": "black = spades, clubs; red = diamonds, hearts; one_colour means >= 12 cards of one colour",
@@ -66,6 +73,11 @@ class TienLenRules(Rules):
             raise ConfigError(
                 f"impossible deal: {self.players} players x {self.cards_per_player} cards > 52"
             )
+
+    def black_mask(self) -> int:
+        """52-bit mask of the black cards (spades, clubs) under ``suit_order``."""
+        suits = sum(1 << i for i, suit in enumerate(self.suit_order) if suit in "SC")
+        return sum(suits << (4 * rank) for rank in range(13))
 
     def instant_win_mask(self) -> int:
         """Bit ``k`` set when kind ``INSTANT_WIN_KINDS[k]`` is enabled."""
