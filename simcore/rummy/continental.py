@@ -49,13 +49,17 @@ class ContinentalRules(Rules):
                     "turn count as part of the lay-down",
         "escalera_length": "at most 13 cards (no duplicate card), circular through the ace",
         "deal_rounds": "hand r of deal i uses RNG stream game_key(seed, i * 7 + r)",
-        "draws": "deal statistics after K draws: the seat's dealt cards plus stock cards in turn order "
-                 "(everyone draws from the stock, discards ignored, no claims, no reshuffle)",
+        "draws": "deal statistics after K draws: the seat's dealt cards plus stock cards in turn order as "
+                 "in play (seat r % players draws first in hand r; everyone draws from the stock, discards "
+                 "ignored, no claims, no reshuffle)",
         "max_claims_per_hand": "0 means unlimited",
         "play_seats": "play: seat r % players plays first in hand r (seat 0 in hand 1); play goes seat s -> s + 1",
         "play_deal": "play: hand r of game i is a full shuffle from stream game_key(seed, i * 7 + r); seat s "
                      "gets its cards in turn, then the up-card, then the stock; the hand's play continues that "
                      "stream (hands are independent)",
+        "random_policy_claims": "play, random policy: each asked seat claims a refused card with probability "
+                                "1 / (4 (players - 1)), never when the stock holds fewer than penalty + players "
+                                "cards (so that claims do not exhaust stock and pile)",
         "robar_de_contra": "offered when the player in turn takes from the stock (before they lay down or "
                            "discard); the seats after the player in turn are asked in turn order (the discarder "
                            "last), the first that wants it takes the card plus claim_penalty_cards stock cards "

@@ -8,10 +8,11 @@ Layout of round ``r``'s shuffled pack (``H`` cards each, ``P`` players, ``K`` dr
 a partial Fisher-Yates (:func:`simcore.rng.shuffle_prefix_planned`) of the two-deck
 pack, only as deep as needed:
 
-- seat ``s`` holds ``deck[s*H : (s+1)*H]`` (seat 0 plays first);
+- seat ``s`` holds ``deck[s*H : (s+1)*H]``;
 - ``deck[P*H]`` is turned up to start the discard pile;
-- the stock follows; seat ``s``'s ``t``-th draw (``t = 0..K-1``) is
-  ``deck[P*H + 1 + t*P + s]``: stock cards taken in turn order, every player drawing
+- the stock follows; as in play (:mod:`simcore.rummy.game`) seat ``f = r % P`` plays
+  first in round ``r``, so seat ``s``'s ``t``-th draw (``t = 0..K-1``) is
+  ``deck[P*H + 1 + t*P + (s - f) % P]``: stock cards taken in turn order, every player drawing
   from the stock, nobody taking a discard, no claims, no reshuffle. This is the
   simplification behind the ``*_after_K`` events (the seat's hand plus its first K
   stock draws, ignoring its own discards: "could the contract be formed from these
@@ -90,7 +91,7 @@ def _count_block(seed, start, stop, players, n_rounds, rk, rm, rh, draws, deck_b
                     any0 = 1
                 if draws > 0:
                     if not ok:
-                        base = players * h + 1 + s
+                        base = players * h + 1 + (s - r % players) % players  # seat r % P draws first
                         for t in range(draws):
                             a1, a2, j = add_card(a1, a2, j, np.int64(deck[base + t * players]))
                         ok = contract_ok(a1, a2, j, rk[r], rm[r], mp)

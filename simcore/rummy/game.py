@@ -24,7 +24,8 @@ after the player in turn are asked in turn order, the first that wants it gets i
 the penalty card(s) from the stock; Loba: the discarder may not buy back, Continental:
 the discarder may); then **lay down** (exactly the contract: Loba melds of 3/4 cards via
 ``best_laydown(extend=0)``; Continental the contract's combinations absorbing the
-extra cards they can, ``extend=1``); **lay off** on any table meld (Loba: only on turns
+extra cards they can, ``extend=1``; Loba's final round, whose contract uses every dealt
+card, see below); **lay off** on any table meld (Loba: only on turns
 after the lay-down turn; Continental: the same turn too, and a natural may replace a
 joker of an escalera when the released joker is laid off at once on an escalera);
 **discard**. A player without cards (after lay-offs or the discard) goes out and ends
@@ -34,19 +35,31 @@ pile minus its top is shuffled into a new stock. A round that reaches ``max_turn
 turns (or where no card can be drawn) is *capped*: nobody went out, everyone scores
 their hand.
 
+Loba's final round (any round whose contract uses every dealt card: 2E1T with 11 cards,
+3E with 12) ends at the first lay-down: a hand of contract + 1 cards lays down exactly the
+contract and discards the last card; a hand with more cards (buys) may lay down only
+when the solver's extend mode (``best_laydown(extend=1)``, longer melds) leaves at most
+one card: the exact contract melds go on the table, then the extra cards as same-turn
+lay-offs on them (:func:`_laydown_out`), and the player goes out.
+
 Policies (per seat; 0 random, 1 heuristic)
 ------------------------------------------
 * random: every decision uniform among its legal choices: take pile / stock (1/2 when the
-  pile has a live card), claim with probability ``1 / (2 (P - 1))`` per asked seat (so
-  that about half of the refused cards are claimed whatever the table size; a uniform 1/2
-  per seat claims nearly every card and exhausts stock and pile), lay down or not (1/2, the melds are the
-  solver's best lay-down), lay-offs one at a time uniformly among the legal
+  pile has a live card), claim with probability ``1 / (4 (P - 1))`` per asked seat (about
+  a quarter of the refused cards are claimed whatever the table size) and never when the
+  stock holds fewer than ``penalty + P`` cards (each claim moves two or more cards into a
+  hand for good: with 1/2 per seat, or 1 / (2 (P - 1)) without the stock guard, most
+  rounds ended capped because stock and pile ran dry), lay down or not (1/2, the melds are
+  the solver's best lay-down; in Loba's final round with bought cards only a lay-down
+  that takes the whole hand), lay-offs one at a time uniformly among the legal
   (card, meld) lay-offs plus "stop" (joker swaps are not offered to it), discard a
   uniform card of the hand.
 * heuristic (deterministic): keeps its contract distance ``d`` (fewest missing cards,
   capped at ``HEUR_CAP``; exact, updated by one search per card taken); takes the pile
   card when it lowers ``d`` (when down: when it can be laid off); claims when the card
-  lowers ``d`` to at most ``CLAIM_MAX_DIST`` (never when down); both only for cards
+  lowers ``d`` to at most ``CLAIM_MAX_DIST`` (never when down, never in Loba's final
+  "go out at once" round, where a bought card and its penalty card would both have to fit
+  in the lay-down); both only for cards
   "related" to the hand (:func:`_related`: a joker, a held rank, a same-suit card within
   two ranks); lays down as soon as it can; lays off every card it can (naturals, then
   joker swaps, then jokers); discards like :func:`simcore.rummy.melds.best_discard`
@@ -413,6 +426,118 @@ def _heur_discard_down(a1, a2, j, mrow, nm, mp):
     return best
 
 
+@njit(cache=True)
+def _laydown_out(a1, a2, aj, k, m, mp, p, mrow, mcards, mlen, mown, nm, log, nl, log_on):
+    """Loba's "go out at once" round (the contract uses every dealt card) for a hand with
+    extra cards (buys): the lay-down of the solver's extend mode (longer melds), accepted
+    only when it leaves at most one card (to discard). The table gets the contract's exact
+    melds (trío of 3, escalera of 4 within the joker limits), then the extra cards as
+    same-turn lay-offs on those new melds. Returns ``(ok, a1, a2, aj, nm, nl)`` (hand and
+    table unchanged when not ok)."""
+    ok, left, rows, l1, l2, lj = best_laydown(a1, a2, aj, k, m, mp, 1)
+    if not ok or _n_cards(l1, l2, lj) > 1:
+        return False, a1, a2, aj, nm, nl
+    n = rows.shape[0]
+    # remaining removed cards per code (joker = 52) once every escalera card is accounted for
+    rem = np.zeros(53, np.int64)
+    for c in range(52):
+        rem[c] = _count(a1, a2, 0, c) - _count(l1, l2, 0, c)
+    rem[52] = aj - lj
+    full = np.zeros((n, MAXC), np.int64)
+    flen = np.zeros(n, np.int64)
+    off = np.zeros(n, np.int64)
+    for i in range(n):
+        if rows[i, 0] != RUN:
+            continue
+        L = _run_cards(rows[i], full[i])
+        flen[i] = L
+        for t in range(L):
+            rem[full[i, t]] -= 1
+        off[i] = -1
+        for o in range(L - 3):  # an exact window of 4 within the lay-down joker limits
+            pat = (rows[i, 4] >> o) & 15
+            nj = (pat & 1) + ((pat >> 1) & 1) + ((pat >> 2) & 1) + ((pat >> 3) & 1)
+            if nj <= mp[0] and 4 - nj >= mp[1]:
+                off[i] = o
+                break
+        if off[i] < 0:
+            return False, a1, a2, aj, nm, nl
+    nm0 = nm
+    for i in range(n):
+        for col in range(6):
+            mrow[nm, col] = 0
+        mown[nm] = p
+        if rows[i, 0] == RUN:
+            o = off[i]
+            mrow[nm, 0] = RUN
+            mrow[nm, 1] = rows[i, 1]
+            mrow[nm, 2] = rows[i, 2] + o
+            mrow[nm, 3] = 4
+            mrow[nm, 4] = (rows[i, 4] >> o) & 15
+            mlen[nm] = _run_cards(mrow[nm], mcards[nm])
+        else:
+            r = rows[i, 1]
+            n0 = min(3, rows[i, 4])
+            j0 = 3 - n0
+            t = 0
+            for s in range(4):
+                c = s * 13 + r
+                while t < n0 and rem[c] > 0:
+                    rem[c] -= 1
+                    mcards[nm, t] = c
+                    t += 1
+            for u in range(j0):
+                mcards[nm, t] = JOKER
+                t += 1
+            rem[52] -= j0
+            mlen[nm] = 3
+            mrow[nm, 0] = TRIO
+            mrow[nm, 1] = r
+            mrow[nm, 2] = 3
+            mrow[nm, 3] = j0
+            mrow[nm, 4] = n0
+        for t in range(mlen[nm]):
+            a1, a2, aj = remove_card(a1, a2, aj, mcards[nm, t])
+        nm += 1
+    nl = _log(log, nl, log_on, L_LAYDOWN, p, nm - nm0, 0, 0, 0)
+    for i in range(nm0, nm):
+        nl = _log(log, nl, log_on, L_MELD, p, i, _pack(mcards[i], mlen[i], 0), _pack(mcards[i], mlen[i], 10),
+                  mlen[i])
+    # the extra cards: same-turn lay-offs on the new melds
+    for i in range(n):
+        mi = nm0 + i
+        if rows[i, 0] == RUN:
+            o = off[i]
+            for t in range(o + 4, flen[i]):
+                c = full[i, t]
+                _apply_layoff(mrow, mcards, mlen, mi, c, LAY_HIGH, 0)
+                a1, a2, aj = remove_card(a1, a2, aj, c)
+                nl = _log(log, nl, log_on, L_LAYOFF, p, mi, c, LAY_HIGH, 0)
+            for t in range(o - 1, -1, -1):
+                c = full[i, t]
+                _apply_layoff(mrow, mcards, mlen, mi, c, LAY_LOW, 0)
+                a1, a2, aj = remove_card(a1, a2, aj, c)
+                nl = _log(log, nl, log_on, L_LAYOFF, p, mi, c, LAY_LOW, 0)
+        else:
+            r = rows[i, 1]
+            extra_n = rows[i, 4] - min(3, rows[i, 4])
+            extra_j = rows[i, 3] - (3 - min(3, rows[i, 4]))
+            for s in range(4):
+                c = s * 13 + r
+                while extra_n > 0 and rem[c] > 0:
+                    rem[c] -= 1
+                    extra_n -= 1
+                    _apply_layoff(mrow, mcards, mlen, mi, c, LAY_HIGH, 0)
+                    a1, a2, aj = remove_card(a1, a2, aj, c)
+                    nl = _log(log, nl, log_on, L_LAYOFF, p, mi, c, 0, 0)
+            for u in range(extra_j):
+                rem[52] -= 1
+                _apply_layoff(mrow, mcards, mlen, mi, JOKER, LAY_HIGH, 0)
+                aj -= 1
+                nl = _log(log, nl, log_on, L_LAYOFF, p, mi, JOKER, 0, 0)
+    return True, a1, a2, aj, nm, nl
+
+
 # ----------------------------------------------------------------------------- one round
 @njit(cache=True)
 def _play_round(state, deck, first, k, m, H, prm, mp, pol, cseat, seatout, info,
@@ -433,6 +558,8 @@ def _play_round(state, deck, first, k, m, H, prm, mp, pol, cseat, seatout, info,
     same_turn = prm[P_SAME_TURN]
     extend = prm[P_EXTEND]
     circular = mp[2]
+    # Loba round whose contract uses every dealt card: the first lay-down goes out at once
+    out_at_once = prm[P_GAME] == GAME_LOBA and 3 * k + 4 * m >= H
     a1 = np.zeros(P, np.uint64)
     a2 = np.zeros(P, np.uint64)
     aj = np.zeros(P, np.int64)
@@ -513,11 +640,13 @@ def _play_round(state, deck, first, k, m, H, prm, mp, pol, cseat, seatout, info,
                     if maxc > 0 and nclaims[q] >= maxc:
                         continue
                     if pol[q] == POL_HEURISTIC:
-                        want = (down[q] == 0 and dist[q] - 1 <= CLAIM_MAX_DIST
+                        want = (down[q] == 0 and not out_at_once and dist[q] - 1 <= CLAIM_MAX_DIST
                                 and _related(a1[q], aj[q], top, k, m, circular)
                                 and _improves(a1[q], a2[q], aj[q], top, dist[q], k, m, mp))
+                    elif D - sp < penalty + P:
+                        want = False  # random: never when the buy would empty the stock
                     else:
-                        state, x = randbelow(state, 2 * (P - 1))
+                        state, x = randbelow(state, 4 * (P - 1))
                         want = x == 0
                     if want:
                         winner = q
@@ -547,7 +676,14 @@ def _play_round(state, deck, first, k, m, H, prm, mp, pol, cseat, seatout, info,
             else:
                 state, x = randbelow(state, 2)
                 go = x == 1
-            if go:
+            if go and out_at_once and _n_cards(a1[p], a2[p], aj[p]) > 3 * k + 4 * m + 1:
+                # Loba's final round with bought cards: only a lay-down that takes the whole hand
+                ok, a1[p], a2[p], aj[p], nm, nl = _laydown_out(a1[p], a2[p], aj[p], k, m, mp, p, mrow, mcards,
+                                                               mlen, mown, nm, log, nl, log_on)
+                if ok:
+                    down[p] = 1
+                    laid_now = True
+            elif go:
                 ok, left, rows, l1, l2, lj = best_laydown(a1[p], a2[p], aj[p], k, m, mp, extend)
                 nm0 = nm
                 nm = _build_melds(a1[p], a2[p], aj[p], l1, l2, lj, rows, p, mrow, mcards, mlen, mown, nm)

@@ -2,7 +2,9 @@
 
 ``cardsim deal loba`` counts, per round of the contract list, how often each seat (and
 any seat) holds the round's contract in its 11 dealt cards (events
-``contract_r<i>_<code>``, e.g. ``contract_r1_2T``, ``contract_r2_1E1T``) and, with
+``contract_r<i>_<code>``, e.g. ``contract_r1_2T``, ``contract_r2_1E1T``; ``i`` is the
+round's place in the ``contracts`` list, which is played in the given order, repeats
+allowed) and, with
 option ``draws=K``, in those cards plus its first K stock draws
 (``contract_r1_2T_after_K``; see :mod:`simcore.rummy.deal` for which cards).
 """
@@ -48,9 +50,9 @@ class LobaRules(Rules):
     SWITCHES: ClassVar = {
         "players": Switch("int", "number of players", low=2, high=5),
         "contracts": Switch(
-            "set",
-            "rounds played, in this order (T = trío, E = escalera); 'all' adds the Argentine "
-            "7th round 3E (12 cards dealt)",
+            "list",
+            "rounds played, in this order, repeats allowed (T = trío, E = escalera); 'all' = the "
+            "Argentine 7 rounds (the seed's 6 then 3E, 12 cards dealt)",
             choices=LOBA_CONTRACTS,
         ),
         "max_jokers_per_meld": Switch("int", "jokers allowed in one meld when laying down the contract",
@@ -62,14 +64,16 @@ class LobaRules(Rules):
         "cards_dealt": "11 cards per round; 12 in a 3-escalera round (the contract needs 12)",
         "naturals": "every meld needs at least 2 natural cards (at lay-down)",
         "exact_contract": "the lay-down is exactly the contract: tríos of 3 and escaleras of 4 cards; "
-                          "further cards are laid off on later turns",
+                          "further cards are laid off on later turns (final round: see final_round)",
         "same_rank_trios": "two tríos of the same rank are allowed (two decks)",
-        "escalera_positions": "ace low (A-2-3-4) or high (J-Q-K-A), never both ends wrapping (K-A-2)",
+        "escalera_positions": "ace low (A-2-3-4) or high (J-Q-K-A), never wrapping (K-A-2); at most 13 "
+                              "cards (A..K or 2..A), never an ace at both ends (A-2-..-K-A)",
         "jokers_on_lay_off": "max_jokers_per_meld limits the lay-down only; jokers laid off later may "
                              "go anywhere they fit",
         "deal_rounds": "round r of deal i uses RNG stream game_key(seed, i * rounds + r)",
-        "draws": "deal statistics after K draws: the seat's dealt cards plus stock cards in turn order "
-                 "(everyone draws from the stock, discards ignored, no claims, no reshuffle)",
+        "draws": "deal statistics after K draws: the seat's dealt cards plus stock cards in turn order as "
+                 "in play (seat r % players draws first in round r; everyone draws from the stock, discards "
+                 "ignored, no claims, no reshuffle)",
         "max_claims_per_round": "0 means unlimited",
         "play_seats": "play: seat r % players plays first in round r (seat 0 in round 1); play goes seat s -> s + 1",
         "play_deal": "play: round r of game i is a full shuffle from stream game_key(seed, i * rounds + r); "
@@ -77,6 +81,9 @@ class LobaRules(Rules):
                      "that stream (rounds are independent)",
         "live_discard": "only the most recent discard (or the up-card) can be taken or bought; a card exposed "
                         "by a take or a buy is dead",
+        "random_policy_claims": "play, random policy: each asked seat claims a refused card with probability "
+                                "1 / (4 (players - 1)), never when the stock holds fewer than penalty + players "
+                                "cards (so that claims do not exhaust stock and pile)",
         "buy": "claims: a buy is offered when the player in turn takes from the stock, before they lay down or "
                "discard; the seats after the player in turn are asked in turn order, the first that wants the "
                "card gets it plus the next stock card and does not discard; the discarder may not buy back "
@@ -84,6 +91,11 @@ class LobaRules(Rules):
         "lay_off_timing": "lay-offs only on turns after the lay-down turn",
         "going_out": "a player with no card left goes out: after lay-offs (no discard needed) or after the "
                      "discard; in the final round this happens on the lay-down turn (12th card discarded)",
+        "final_round": "in a round whose contract uses every dealt card (the final 2E1T, 3E) the first "
+                       "lay-down goes out at once: a player holding more cards (buys) may lay down only when "
+                       "the whole hand goes, the contract's melds lengthened by the extra cards (same-turn "
+                       "lay-offs on the player's own new melds, the solver's greedy extend mode) leaving at "
+                       "most one card, which is discarded; the heuristic never buys in such a round",
         "match_winner": "lowest total; a tie goes to the tied player who won a round most recently, then to "
                         "the lowest seat",
         "round_cap": "a round reaching max_turns turns (play option, default 400) or where neither stock nor "

@@ -33,7 +33,8 @@ ranks for the tríos) the best lay-down.
 Meld rows (``int64[6]``) describe laid melds: trío ``[0, rank, size, jokers,
 naturals, 0]``; escalera ``[1, suit, start, length, joker_slots, 0]`` where positions
 ``start .. start+length-1`` map to rank ``pos % 13`` (Loba: ``0 <= pos <= 13``, 13 =
-ace high; Continental: circular, ``start`` in 0..12) and bit ``i`` of
+ace high, at most 13 positions so the ace is never both low and high; Continental:
+circular, ``start`` in 0..12, at most 13 cards) and bit ``i`` of
 ``joker_slots`` marks slot ``start + i`` as a joker.
 """
 from __future__ import annotations
@@ -402,7 +403,7 @@ def _extend_runs(a1, a2, jokers, runs, n_runs, circular, no_adjacent, use_jokers
     Modifies ``runs`` (rows ``[1, suit, start, length, joker_slots, 0]``); returns
     ``(a1, a2, jokers, points added)``.
     """
-    max_len = 13 if circular else 14
+    max_len = 13  # no duplicate card: ace low or high, never both (Loba) / circular (Continental)
     pts = 0
     changed = True
     while changed:
@@ -665,7 +666,7 @@ def lay_off(meld, code, mp, joker_swap):
             return LAY_HIGH
         return LAY_HIGH if code % 13 == meld[1] else LAY_NO
     suit, start, length, jm = meld[1], meld[2], meld[3], meld[4]
-    max_len = 13 if circular else 14
+    max_len = 13  # Loba: A-..-K or 2-..-A, never A-2-..-K-A (the ace is high or low, not both)
     if code >= 52:
         if length >= max_len:
             return LAY_NO

@@ -90,7 +90,7 @@ def valid_trio(cards, min_naturals: int, max_jokers: int, exact: bool) -> bool:
 
 def valid_run(cards, circular: bool, min_naturals: int, max_jokers: int, no_adjacent: bool, exact: bool) -> bool:
     """Escalera check by brute force over placements. Positions ``0..13`` (13 = ace high)
-    without wrapping, or circular positions mod 13."""
+    without wrapping, or circular positions mod 13; at most 13 cards either way."""
     nat = [c for c in cards if c != JOKER]
     n = len(cards)
     nj = n - len(nat)
@@ -105,7 +105,7 @@ def valid_run(cards, circular: bool, min_naturals: int, max_jokers: int, no_adja
             return False
         starts = range(13)
     else:
-        if n > 14:
+        if n > 13:  # the ace is high or low, never both ends (A-2-..-K-A is not an escalera)
             return False
         starts = range(0, 14 - n + 1)
     have = Counter(c % 13 for c in nat)
@@ -149,6 +149,13 @@ def meld_kind(cards, rules) -> int:
     if len({c % 13 for c in nat}) <= 1 and valid_trio(cards, 1, 99, False):
         return TRIO
     return RUN
+
+
+def out_at_once(rules, k: int, m: int, cards_dealt: int) -> bool:
+    """Loba's final round: the contract uses every dealt card, so the first player to lay
+    down must go out on that turn (with bought cards: only when longer melds take the
+    whole hand but at most one card, which is discarded)."""
+    return not _is_continental(rules) and 3 * k + 4 * m >= cards_dealt
 
 
 # ----------------------------------------------------------------------------- one hand
@@ -209,6 +216,7 @@ def play_hand(rules, r: int, policies, seed: int = 0, claim_seats=None, max_turn
     _, k, m, H = rules.rounds()[r]
     mp = tuple(int(x) for x in rules.meld_params())
     extend = 1 if cont else 0
+    at_once = out_at_once(rules, k, m, H)
     pol = [policies] * P if isinstance(policies, str) else list(policies)
     deck = [int(c) for c in make_deck(rules.deck_jokers())]
     rng.shuffle(deck)
@@ -280,9 +288,10 @@ def play_hand(rules, r: int, policies, seed: int = 0, claim_seats=None, max_turn
                 wants = [False] * P
                 for q in claim_order(p, P):
                     if pol[q] == "heuristic":
-                        wants[q] = not down[q] and improves(hands[q], top) and dist(hands[q] + [top]) <= 3
+                        wants[q] = (not down[q] and not at_once and improves(hands[q], top)
+                                    and dist(hands[q] + [top]) <= 3)
                     else:
-                        wants[q] = rng.random() < 1 / (2 * (P - 1))
+                        wants[q] = len(stock) >= penalty + P and rng.random() < 1 / (4 * (P - 1))
                 q = claim_winner(p, P, wants, claim_seats, claims, maxc, last_disc, cont)
                 if q >= 0:
                     hands[q].append(pile.pop())
@@ -294,12 +303,15 @@ def play_hand(rules, r: int, policies, seed: int = 0, claim_seats=None, max_turn
                             hands[q].append(c)
         a1, a2, j = _planes(h)
         if not down[p] and M.contract_ok(a1, a2, j, k, m, mp) and (heur or rng.random() < 0.5):
-            ok, left, rows, l1, l2, lj = M.best_laydown(a1, a2, j, k, m, mp, extend)
+            # Loba's final round with bought cards: longer melds must take all but one card
+            whole = at_once and len(h) > 3 * k + 4 * m + 1
+            ok, left, rows, l1, l2, lj = M.best_laydown(a1, a2, j, k, m, mp, 1 if whole else extend)
             from simcore.rummy.cards import planes_cards
             after = planes_cards(int(l1), int(l2), int(lj))
-            table.melds += _melds_of_rows(rows, h, after)
-            hands[p] = h = after
-            down[p] = laid_now = True
+            if not (whole and len(after) > 1):
+                table.melds += _melds_of_rows(rows, h, after)
+                hands[p] = h = after
+                down[p] = laid_now = True
         if down[p] and (cont or not laid_now):
             moved = True
             while moved:
@@ -348,7 +360,9 @@ def check_round_log(log, rules, r: int, claim_seats=None) -> list[int]:
     only the live discard taken or claimed (by a later seat with the claim right, before
     the player in turn discards; not the discarder in Loba), penalty cards, the lay-down
     is exactly the contract with legal melds, lay-offs and joker swaps legal (Loba: not
-    on the lay-down turn), discards from the hand, going out with no card, points.
+    on the lay-down turn, except in the final "go out at once" round, where the lay-down
+    turn must end with the player out), discards from the hand, going out with no card,
+    points.
     Returns ``(points, final hands)``. Raises ``AssertionError`` on the first illegal move."""
     from simcore.rummy import game as G
 
@@ -357,6 +371,7 @@ def check_round_log(log, rules, r: int, claim_seats=None) -> list[int]:
     _, k, m, H = rules.rounds()[r]
     penalty = rules.claim_penalty_cards if cont else 1
     maxc = rules.max_claims_per_hand if cont else rules.max_claims_per_round
+    at_once = out_at_once(rules, k, m, H)
     hands: dict[int, Counter] = {}
     table: list[list[int]] = []
     pile: list[int] = []
@@ -435,7 +450,7 @@ def check_round_log(log, rules, r: int, claim_seats=None) -> list[int]:
             pass
         elif kind == G.L_LAYOFF:
             pen_left = 0
-            assert seat == turn and down[seat] and (cont or not laid_now), (i, "lay-off not allowed")
+            assert seat == turn and down[seat] and (cont or not laid_now or at_once), (i, "lay-off not allowed")
             assert hands[seat][b] > 0
             trial = table[a] + [b]
             assert valid_table_meld(trial, rules) and meld_kind(trial, rules) == meld_kind(table[a], rules), \
@@ -462,6 +477,8 @@ def check_round_log(log, rules, r: int, claim_seats=None) -> list[int]:
             live = True
             last_disc = seat
             phase = "done"
+            # Loba's final round: the lay-down turn ends with the player out
+            assert not (at_once and laid_now) or sum(hands[seat].values()) == 0, (i, "laid down, not out")
         elif kind == G.L_OUT:
             assert seat == turn and sum(hands[seat].values()) == 0
             went_out, closed1 = seat, bool(a)

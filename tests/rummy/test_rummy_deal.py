@@ -138,7 +138,9 @@ def test_counts_match_direct_recount_and_chunking(game):
             deck = D.shuffled_round(seed, i, r, P, rounds, draws, rules.deck_jokers())
             a0 = a1 = False
             for s in range(P):
-                hand = list(deck[s * h:(s + 1) * h]) + [deck[P * h + 1 + t * P + s] for t in range(draws)]
+                # as in play: seat r % P draws first
+                hand = list(deck[s * h:(s + 1) * h]) + [deck[P * h + 1 + t * P + (s - r % P) % P]
+                                                        for t in range(draws)]
                 ok0 = contract_ok(*hand_planes(hand[:h]), k, m, mp)
                 ok1 = contract_ok(*hand_planes(hand), k, m, mp)
                 dealt[s] += ok0
