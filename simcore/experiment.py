@@ -180,4 +180,6 @@ def arm_configs(experiment: Experiment):
 
 
 def write_experiment_json(out: Path, experiment: Experiment) -> None:
-    (out / "experiment.json").write_text(json.dumps(experiment.to_dict(), ensure_ascii=False, indent=2) + "\n")
+    from simcore.output import EXPERIMENT_JSON
+
+    (out / EXPERIMENT_JSON).write_text(json.dumps(experiment.to_dict(), ensure_ascii=False, indent=2) + "\n")

@@ -36,6 +36,7 @@ from simcore.config import ConfigError
 META_KEY = b"cardsim"
 RUN_JSON = "run.json"
 MANIFEST = "manifest.json"
+EXPERIMENT_JSON = "experiment.json"
 FORMAT_VERSION = 1
 
 
@@ -66,8 +67,9 @@ def check_output_path(out: str | os.PathLike, overwrite: bool) -> Path:
     if path.exists() or path.is_symlink():
         if not overwrite:
             raise ConfigError(f"output path exists: {path} (use --overwrite to replace it)")
-        if not path.is_dir() or not ((path / RUN_JSON).is_file() or not any(path.iterdir())):
-            raise ConfigError(f"refusing to overwrite {path}: it is not a cardsim dataset")
+        ours = (path / RUN_JSON).is_file() or (path / EXPERIMENT_JSON).is_file()
+        if not path.is_dir() or not (ours or not any(path.iterdir())):
+            raise ConfigError(f"refusing to overwrite {path}: it is not a cardsim dataset or experiment")
     parent = path.absolute().parent
     if not parent.is_dir():
         raise ConfigError(f"output directory's parent does not exist: {parent}")

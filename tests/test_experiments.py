@@ -52,6 +52,11 @@ def test_common_random_numbers_pair_the_same_deals(tmp_path, capsys):
     assert row["difference"] == pytest.approx(expected, abs=1e-12)
     meta = json.loads((tmp_path / "exp" / "experiment.json").read_text())
     assert [a["name"] for a in meta["arms"]] == ["baseline", "more"]
+    # an experiment directory can be replaced by rerunning with --overwrite, not without
+    code, _, stderr = run(capsys, "experiment", spec, "--out", tmp_path / "exp", "--quiet")
+    assert code == 2 and "exists" in stderr
+    code, _, stderr = run(capsys, "experiment", spec, "--out", tmp_path / "exp", "--quiet", "--overwrite")
+    assert code == 0, stderr
 
 
 def test_paired_and_unpaired_formulas():
