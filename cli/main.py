@@ -11,7 +11,7 @@ import re
 import secrets
 import sys
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Annotated, Any, List, Optional
 
 import typer
 from rich.console import Console
@@ -281,7 +281,7 @@ def games_command() -> None:
 
 
 @app.command("rules")
-def rules_command(game: str = typer.Argument(..., help="game name (see `cardsim games`)")) -> None:
+def rules_command(game: GameArg) -> None:
     """Print every rule switch of GAME, its default and its allowed values."""
     cls = registry.rules_class(game)
     print_plain_table(("switch", "default", "allowed", "meaning"), cls.describe())
@@ -297,27 +297,49 @@ WORKERS_HELP = "worker processes of the LocalCluster (--backend dask)"
 RESUME_HELP = "continue an interrupted run with the same settings at --out instead of starting again"
 SEED_HELP = "run seed (0..2**64-1); random and printed when omitted"
 SET_HELP = "rule switch override key=value (repeatable); see `cardsim rules GAME`"
+CLAIM_SEATS_HELP = ("Loba/Continental: seats allowed to claim a refused discard: all (default), none, "
+                    "or a list like 0,2 (with the rule switch claims on)")
+POLICY_HELP = ("policies: one for all seats (heuristic), one per seat (heuristic,random,greedy,random), "
+               "or SEAT=NAME pairs (0=heuristic,1=random; others heuristic). Names: random, heuristic "
+               "(Tiến Lên also greedy)")
+
+# Options shared by several commands.
+ThreadsOpt = Annotated[Optional[int], typer.Option("--threads", "-t", help="worker threads (default: all cores)")]
+SetsOpt = Annotated[List[str], typer.Option("--set", "-s", help=SET_HELP)]
+WorkersOpt = Annotated[Optional[int], typer.Option("--workers", help=WORKERS_HELP)]
+SchedulerOpt = Annotated[Optional[str], typer.Option("--scheduler", help=SCHEDULER_HELP)]
+RulesFileOpt = Annotated[Optional[Path], typer.Option("--rules", help="TOML file of rule switches (--set wins)")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar or closing line")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="print the summary as JSON records")]
+BackendOpt = Annotated[str, typer.Option("--backend", help=BACKEND_HELP)]
+GameArg = Annotated[str, typer.Argument(help="game name (see `cardsim games`)")]
+SeedOpt = Annotated[Optional[str], typer.Option("--seed", help=SEED_HELP)]
+PolicyOpt = Annotated[Optional[str], typer.Option("--policy", "-p", help=POLICY_HELP)]
+OutOpt = Annotated[Optional[Path], typer.Option("--out", "-o", help="write a Parquet dataset directory here")]
+ClaimSeatsOpt = Annotated[Optional[str], typer.Option("--claim-seats", help=CLAIM_SEATS_HELP)]
+ResumeOpt = Annotated[bool, typer.Option("--resume", help=RESUME_HELP)]
+OverwriteOpt = Annotated[bool, typer.Option("--overwrite", help="replace an existing dataset at --out")]
 
 
 @app.command("deal")
 def deal_command(
-    game: str = typer.Argument(..., help="game name (see `cardsim games`)"),
+    game: GameArg,
     deals: str = typer.Option(..., "--deals", "-n", help="number of deals, e.g. 1000000, 1e6, 10M"),
-    seed: Optional[str] = typer.Option(None, "--seed", help=SEED_HELP),
-    threads: Optional[int] = typer.Option(None, "--threads", "-t", help="worker threads (default: all cores)"),
-    sets: List[str] = typer.Option([], "--set", "-s", help=SET_HELP),
-    rules_file: Optional[Path] = typer.Option(None, "--rules", help="TOML file of rule switches (--set wins)"),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="write a Parquet dataset directory here"),
-    overwrite: bool = typer.Option(False, "--overwrite", help="replace an existing dataset at --out"),
+    seed: SeedOpt = None,
+    threads: ThreadsOpt = None,
+    sets: SetsOpt = [],
+    rules_file: RulesFileOpt = None,
+    out: OutOpt = None,
+    overwrite: OverwriteOpt = False,
     per_deal: bool = typer.Option(False, "--per-deal", help="also write one row per deal with every hand (small runs, for inspection)"),
     draws: Optional[int] = typer.Option(None, "--draws", help="contract games: also count contracts held after K more stock cards"),
     chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="deals per chunk / Parquet part"),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar or closing line"),
-    as_json: bool = typer.Option(False, "--json", help="print the summary as JSON records"),
-    backend: str = typer.Option("local", "--backend", help=BACKEND_HELP),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
-    workers: Optional[int] = typer.Option(None, "--workers", help=WORKERS_HELP),
-    resume: bool = typer.Option(False, "--resume", help=RESUME_HELP),
+    quiet: QuietOpt = False,
+    as_json: JsonOpt = False,
+    backend: BackendOpt = "local",
+    scheduler: SchedulerOpt = None,
+    workers: WorkersOpt = None,
+    resume: ResumeOpt = False,
 ) -> None:
     """Deal N random hands and count deal events per seat and for the table.
 
@@ -332,34 +354,29 @@ def deal_command(
                 as_json, options, backend, scheduler, workers, resume)
 
 
-CLAIM_SEATS_HELP = ("Loba/Continental: seats allowed to claim a refused discard: all (default), none, "
-                    "or a list like 0,2 (with the rule switch claims on)")
-POLICY_HELP = ("policies: one for all seats (heuristic), one per seat (heuristic,random,greedy,random), "
-               "or SEAT=NAME pairs (0=heuristic,1=random; others heuristic). Names: random, heuristic "
-               "(Tiến Lên also greedy)")
 
 
 @app.command("play")
 def play_command(
-    game: str = typer.Argument(..., help="game name (see `cardsim games`)"),
+    game: GameArg,
     games: str = typer.Option(..., "--games", "-n", help="number of games, e.g. 100000, 1e5, 1M"),
-    seed: Optional[str] = typer.Option(None, "--seed", help=SEED_HELP),
-    threads: Optional[int] = typer.Option(None, "--threads", "-t", help="worker threads (default: all cores)"),
-    policy: Optional[str] = typer.Option(None, "--policy", "-p", help=POLICY_HELP),
+    seed: SeedOpt = None,
+    threads: ThreadsOpt = None,
+    policy: PolicyOpt = None,
     games_per_match: Optional[int] = typer.Option(None, "--games-per-match", "-k",
                                                   help="Tiến Lên: games per match (the winner leads the next game, points add up)"),
-    claim_seats: Optional[str] = typer.Option(None, "--claim-seats", help=CLAIM_SEATS_HELP),
-    sets: List[str] = typer.Option([], "--set", "-s", help=SET_HELP),
-    rules_file: Optional[Path] = typer.Option(None, "--rules", help="TOML file of rule switches (--set wins)"),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="write a Parquet dataset directory here"),
-    overwrite: bool = typer.Option(False, "--overwrite", help="replace an existing dataset at --out"),
+    claim_seats: ClaimSeatsOpt = None,
+    sets: SetsOpt = [],
+    rules_file: RulesFileOpt = None,
+    out: OutOpt = None,
+    overwrite: OverwriteOpt = False,
     chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="games per chunk / Parquet part"),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar or closing line"),
-    as_json: bool = typer.Option(False, "--json", help="print the summary as JSON records"),
-    backend: str = typer.Option("local", "--backend", help=BACKEND_HELP),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
-    workers: Optional[int] = typer.Option(None, "--workers", help=WORKERS_HELP),
-    resume: bool = typer.Option(False, "--resume", help=RESUME_HELP),
+    quiet: QuietOpt = False,
+    as_json: JsonOpt = False,
+    backend: BackendOpt = "local",
+    scheduler: SchedulerOpt = None,
+    workers: WorkersOpt = None,
+    resume: ResumeOpt = False,
 ) -> None:
     """Play N whole games with the chosen policies; one row per game.
 
@@ -380,15 +397,15 @@ def play_command(
 
 @app.command("replay")
 def replay_command(
-    game: str = typer.Argument(..., help="game name (see `cardsim games`)"),
+    game: GameArg,
     index: int = typer.Option(..., "--game", "-g", help="game index in the run (0-based)"),
     seed: Optional[str] = typer.Option(None, "--seed", help="the run's seed (or take everything from --run)"),
     run_path: Optional[Path] = typer.Option(None, "--run", help="take seed, rules and policies from this dataset"),
-    policy: Optional[str] = typer.Option(None, "--policy", "-p", help=POLICY_HELP),
+    policy: PolicyOpt = None,
     games_per_match: Optional[int] = typer.Option(None, "--games-per-match", "-k", help="games per match"),
-    claim_seats: Optional[str] = typer.Option(None, "--claim-seats", help=CLAIM_SEATS_HELP),
-    sets: List[str] = typer.Option([], "--set", "-s", help=SET_HELP),
-    rules_file: Optional[Path] = typer.Option(None, "--rules", help="TOML file of rule switches (--set wins)"),
+    claim_seats: ClaimSeatsOpt = None,
+    sets: SetsOpt = [],
+    rules_file: RulesFileOpt = None,
 ) -> None:
     """Print one game move by move (the deal, every play and pass, places, points),
     exactly as `cardsim play` played it: same seed, same game index, same game."""
@@ -443,7 +460,7 @@ def experiment_command(
     overwrite: bool = typer.Option(False, "--overwrite", help="replace an existing experiment at --out"),
     n: Optional[str] = typer.Option(None, "--n", "-n", help="override the spec's number of games per arm"),
     seed: Optional[str] = typer.Option(None, "--seed", help="override the spec's seed"),
-    threads: Optional[int] = typer.Option(None, "--threads", "-t", help="worker threads (default: all cores)"),
+    threads: ThreadsOpt = None,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
     as_json: bool = typer.Option(False, "--json", help="print the comparison as JSON records"),
 ) -> None:
@@ -533,12 +550,12 @@ def report_command(
 @app.command("resume")
 def resume_command(
     path: Path = typer.Argument(..., help="the --out PATH of an interrupted run"),
-    threads: Optional[int] = typer.Option(None, "--threads", "-t", help="worker threads (default: all cores)"),
-    backend: str = typer.Option("local", "--backend", help=BACKEND_HELP),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
-    workers: Optional[int] = typer.Option(None, "--workers", help=WORKERS_HELP),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar or closing line"),
-    as_json: bool = typer.Option(False, "--json", help="print the summary as JSON records"),
+    threads: ThreadsOpt = None,
+    backend: BackendOpt = "local",
+    scheduler: SchedulerOpt = None,
+    workers: WorkersOpt = None,
+    quiet: QuietOpt = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """Finish an interrupted run: run only its missing chunks (same result as an uninterrupted run)."""
     from simcore.output import PartialRun
