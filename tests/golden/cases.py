@@ -1,0 +1,34 @@
+"""The golden cases: fixed seeds, every game, deal and play, run through the CLI.
+
+``python tests/golden/make_golden.py`` writes ``tests/golden/data/*.parquet`` and
+``replay_*.txt`` from the current code; ``tests/test_golden.py`` requires the same bytes
+of data (cell for cell) and the same replay text after any refactor. A change that is
+meant to alter results regenerates only the cases it means to change and says so.
+"""
+from __future__ import annotations
+
+#: name -> cardsim arguments (``--out DIR --quiet`` are added)
+CASES: dict[str, list[str]] = {
+    "deal_tienlen": ["deal", "tienlen", "--deals", "20000", "--seed", "11"],
+    "deal_tienlen_per_deal": ["deal", "tienlen", "--deals", "500", "--seed", "12", "--per-deal"],
+    "deal_tusac": ["deal", "tusac", "--deals", "20000", "--seed", "13"],
+    "deal_loba": ["deal", "loba", "--deals", "20000", "--seed", "14"],
+    "deal_continental": ["deal", "continental", "--deals", "20000", "--seed", "15"],
+    "play_tienlen": ["play", "tienlen", "--games", "3000", "--seed", "21"],
+    "play_tienlen_mixed": ["play", "tienlen", "--games", "3000", "--seed", "22", "--games-per-match", "3",
+                           "--policy", "heuristic,random,greedy,random"],
+    "play_tusac": ["play", "tusac", "--games", "1500", "--seed", "23"],
+    "play_tusac_mixed": ["play", "tusac", "--games", "1500", "--seed", "24", "--policy", "0=random"],
+    "play_loba": ["play", "loba", "--games", "150", "--seed", "25"],
+    "play_loba_mixed": ["play", "loba", "--games", "150", "--seed", "26", "--policy", "1=random"],
+    "play_continental": ["play", "continental", "--games", "150", "--seed", "27"],
+    "play_continental_mixed": ["play", "continental", "--games", "150", "--seed", "28", "--policy", "2=random"],
+}
+
+#: name -> (play case, game index) replayed move by move
+REPLAYS: dict[str, tuple[str, int]] = {
+    "tienlen": ("play_tienlen_mixed", 4),
+    "tusac": ("play_tusac_mixed", 7),
+    "loba": ("play_loba_mixed", 3),
+    "continental": ("play_continental_mixed", 5),
+}
