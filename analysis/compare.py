@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis.metrics import metric_spec
-from analysis.stats import PairedMoments
-from simcore.config import ConfigError
-from simcore.output import Dataset
+from cardsim.analysis.metrics import metric_spec
+from cardsim.analysis.stats import PairedMoments
+from cardsim.simcore.config import ConfigError
+from cardsim.simcore.output import Dataset
 
 COMPARISON_COLUMNS = ["metric", "arm", "n", "baseline", "value", "difference", "ci_low", "ci_high",
                       "unpaired_ci_low", "unpaired_ci_high", "se_ratio"]

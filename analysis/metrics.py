@@ -12,7 +12,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from simcore.config import ConfigError
+from cardsim.simcore.config import ConfigError
 
 
 def _seats(frame: pd.DataFrame, prefix: str) -> list[int]:

@@ -14,8 +14,8 @@ from collections import OrderedDict
 import numpy as np
 import pandas as pd
 
-from analysis.intervals import Z95, wilson
-from simcore.output import Dataset
+from cardsim.analysis.intervals import Z95, wilson
+from cardsim.simcore.output import Dataset
 
 SUMMARY_COLUMNS = ["metric", "group", "n", "value", "ci_low", "ci_high"]
 

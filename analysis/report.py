@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis.compare import load_comparison
-from analysis.metrics import metric_spec
-from analysis.stats import mean_interval
-from analysis.tables import summary
-from simcore.config import ConfigError
-from simcore.output import Dataset
+from cardsim.analysis.compare import load_comparison
+from cardsim.analysis.metrics import metric_spec
+from cardsim.analysis.stats import mean_interval
+from cardsim.analysis.tables import summary
+from cardsim.simcore.config import ConfigError
+from cardsim.simcore.output import Dataset
 
 
 def _plt():

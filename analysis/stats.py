@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis.intervals import Z95
+from cardsim.analysis.intervals import Z95
 
 
 def mean_interval(values, z: float = Z95) -> dict[str, float]:

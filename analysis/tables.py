@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.intervals import wilson
-from simcore.config import ConfigError
-from simcore.output import Dataset
+from cardsim.analysis.intervals import wilson
+from cardsim.simcore.config import ConfigError
+from cardsim.simcore.output import Dataset
 
 #: Columns of :func:`rates` (and of ``cardsim summary --json`` records).
 RATE_COLUMNS = ["event", "seat", "count", "n", "rate", "ci_low", "ci_high"]
@@ -74,7 +74,7 @@ def rates(counts: pd.DataFrame) -> pd.DataFrame:
 
 def summary(path: str | os.PathLike) -> pd.DataFrame:
     """The summary table of a finished run (what the CLI prints at the end)."""
-    from analysis.play_summary import PLAY_SUMMARIES
+    from cardsim.analysis.play_summary import PLAY_SUMMARIES
 
     dataset = Dataset(path)
     game, task = dataset.meta.get("game"), dataset.meta.get("task")

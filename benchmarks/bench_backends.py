@@ -29,7 +29,7 @@ def cli_run(args: list[str]) -> tuple[float, float]:
     """Wall seconds and peak RSS (MiB) of one ``cardsim`` process."""
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [sys.executable, "-c",
-               "import resource, sys; from cli.main import main; code = main(sys.argv[1:]); "
+               "import resource, sys; from cardsim.cli.main import main; code = main(sys.argv[1:]); "
                "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(code)",
                *args, "--out", os.path.join(tmp, "run"), "--quiet"]
         t = time.perf_counter()

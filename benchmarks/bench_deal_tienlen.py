@@ -22,7 +22,7 @@ import time
 import numba
 import numpy as np
 
-from simcore.tienlen.deal import deal_counts
+from cardsim.simcore.tienlen.deal import deal_counts
 
 
 def kernel_rate(threads: int, n: int, repeats: int = 3) -> float:
@@ -82,7 +82,7 @@ def numpy_rate(n: int, batch: int = 50_000) -> float:
 def big_run(n: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "big")
-        cmd = [sys.executable, "-m", "cli.main", "deal", "tienlen", "--deals", str(n), "--seed", "1",
+        cmd = [sys.executable, "-m", "cardsim.cli.main", "deal", "tienlen", "--deals", str(n), "--seed", "1",
                "--out", out, "--quiet"]
         t = time.perf_counter()
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)

@@ -20,9 +20,9 @@ import time
 import numba
 import numpy as np
 
-from simcore.tusac import melds
-from simcore.tusac.cards import GENERAL_TYPES, SOLDIER_TYPES
-from simcore.tusac.deal import deal_counts, deal_rows
+from cardsim.simcore.tusac import melds
+from cardsim.simcore.tusac.cards import GENERAL_TYPES, SOLDIER_TYPES
+from cardsim.simcore.tusac.deal import deal_counts, deal_rows
 
 SIZES = np.array([21, 20, 20, 20])
 

@@ -17,10 +17,10 @@ import time
 
 import numba
 
-from simcore.rummy import reference as ref
-from simcore.rummy.continental import ContinentalRules
-from simcore.rummy.game import play_chunk
-from simcore.rummy.loba import LobaRules
+from cardsim.simcore.rummy import reference as ref
+from cardsim.simcore.rummy.continental import ContinentalRules
+from cardsim.simcore.rummy.game import play_chunk
+from cardsim.simcore.rummy.loba import LobaRules
 
 
 def rate_kernel(rules, policy, n, seed=12345, repeats=3):

@@ -14,9 +14,9 @@ import time
 
 import numba
 
-from simcore.tienlen import reference as ref
-from simcore.tienlen.game import play_chunk
-from simcore.tienlen.rules import TienLenRules
+from cardsim.simcore.tienlen import reference as ref
+from cardsim.simcore.tienlen.game import play_chunk
+from cardsim.simcore.tienlen.rules import TienLenRules
 
 
 def rate_kernel(rules, policy, n, seed=12345, repeats=3):

@@ -14,9 +14,9 @@ import time
 
 import numba
 
-from simcore.tusac import reference as ref
-from simcore.tusac.game import play_chunk
-from simcore.tusac.rules import TuSacRules
+from cardsim.simcore.tusac import reference as ref
+from cardsim.simcore.tusac.game import play_chunk
+from cardsim.simcore.tusac.rules import TuSacRules
 
 
 def rate_kernel(rules, policy, n, seed=12345, repeats=3):

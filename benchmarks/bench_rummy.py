@@ -21,11 +21,11 @@ import numba
 import numpy as np
 from numba import njit
 
-from simcore.rummy import melds as M
-from simcore.rummy.cards import hand_planes, make_deck, planes_cards
-from simcore.rummy.continental import ContinentalRules
-from simcore.rummy.deal import deal_counts
-from simcore.rummy.loba import LobaRules
+from cardsim.simcore.rummy import melds as M
+from cardsim.simcore.rummy.cards import hand_planes, make_deck, planes_cards
+from cardsim.simcore.rummy.continental import ContinentalRules
+from cardsim.simcore.rummy.deal import deal_counts
+from cardsim.simcore.rummy.loba import LobaRules
 
 
 @njit(cache=True)

@@ -21,8 +21,8 @@ try:  # recent typer vendors click; older releases depend on it
 except ImportError:  # pragma: no cover
     from click.exceptions import ClickException
 
-from simcore import registry
-from simcore.config import CardsimError, ConfigError, Interrupted, RunFailed, load_rules_file, parse_set_options
+from cardsim.simcore import registry
+from cardsim.simcore.config import CardsimError, ConfigError, Interrupted, RunFailed, load_rules_file, parse_set_options
 
 app = typer.Typer(
     name="cardsim",
@@ -127,7 +127,7 @@ class _LazyProgress:
     """A rich progress bar on stderr that appears only once a run has taken > 1 s."""
 
     def __init__(self, enabled: bool, description: str, total: int):
-        from simcore.runner import Stopwatch
+        from cardsim.simcore.runner import Stopwatch
 
         self.enabled = enabled
         self.description = description
@@ -169,13 +169,13 @@ def task_options(spec, rules, options: dict[str, Any]) -> dict[str, Any]:
 
 def run_missing_chunks(run, backend: str, scheduler: Optional[str], workers: Optional[int], quiet: bool) -> None:
     """Execute the chunks of ``run`` that have no parts yet, on the chosen backend."""
-    from simcore.runner import execute_local
+    from cardsim.simcore.runner import execute_local
 
     missing = run.missing_chunks()
     progress = _LazyProgress(not quiet, f"{run.manifest['task']} {run.manifest['game']}", len(missing))
     try:
         if backend == "dask":
-            from simcore.dask_backend import execute_dask
+            from cardsim.simcore.dask_backend import execute_dask
 
             execute_dask(run, missing, scheduler=scheduler, workers=workers, on_chunk=progress.update)
         else:
@@ -199,7 +199,7 @@ def check_backend(backend: str, scheduler: Optional[str], workers: Optional[int]
 
 def finish_and_report(run, out_is_temporary: bool, overwrite: bool, as_json: bool, quiet: bool) -> None:
     """Commit the finished run and print its summary."""
-    import analysis
+    from cardsim import analysis
 
     path = run.commit(overwrite=overwrite)
     print_summary(analysis.summary(path), as_json)
@@ -218,8 +218,8 @@ def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Opti
     import shutil
     import tempfile
 
-    from simcore.output import PartialRun, check_output_path, partial_path
-    from simcore.runner import DEFAULT_CHUNK_SIZE, RunConfig, set_threads
+    from cardsim.simcore.output import PartialRun, check_output_path, partial_path
+    from cardsim.simcore.runner import DEFAULT_CHUNK_SIZE, RunConfig, set_threads
 
     spec = registry.get_task(game, task)
     rules = resolve_rules(game, rules_file, sets)
@@ -413,8 +413,8 @@ def replay_command(
     if not hasattr(spec, "replay"):
         raise ConfigError(f"replay is not available for {game} yet")
     if run_path is not None:
-        from simcore.output import Dataset
-        from simcore.runner import RunConfig
+        from cardsim.simcore.output import Dataset
+        from cardsim.simcore.runner import RunConfig
 
         meta = Dataset(run_path).meta
         if meta.get("game") != game or meta.get("task") != "play":
@@ -448,7 +448,7 @@ def summary_command(
     as_json: bool = typer.Option(False, "--json", help="JSON array of records: event, seat, count, n, rate, ci_low, ci_high"),
 ) -> None:
     """Print the summary table of a saved dataset."""
-    import analysis
+    from cardsim import analysis
 
     print_summary(analysis.summary(path), as_json)
 
@@ -474,10 +474,10 @@ def experiment_command(
     import tempfile
     import uuid
 
-    from analysis.compare import compare
-    from simcore.experiment import arm_configs, read_experiment, write_experiment_json
-    from simcore.output import PartialRun, check_output_path
-    from simcore.runner import set_threads
+    from cardsim.analysis.compare import compare
+    from cardsim.simcore.experiment import arm_configs, read_experiment, write_experiment_json
+    from cardsim.simcore.output import PartialRun, check_output_path
+    from cardsim.simcore.runner import set_threads
 
     experiment = read_experiment(spec_file, parse_count(n, "--n") if n is not None else None,
                                  parse_seed(seed) if seed is not None else None)
@@ -541,7 +541,7 @@ def report_command(
 ) -> None:
     """Write a report with tables and plots: rates by seat with interval bars, win rates,
     game-length distributions, and for experiments the differences with their intervals."""
-    from analysis.report import build_report
+    from cardsim.analysis.report import build_report
 
     written = build_report(paths, out)
     sys.stderr.write(f"report written to {written}\n")
@@ -558,8 +558,8 @@ def resume_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Finish an interrupted run: run only its missing chunks (same result as an uninterrupted run)."""
-    from simcore.output import PartialRun
-    from simcore.runner import RunConfig, set_threads
+    from cardsim.simcore.output import PartialRun
+    from cardsim.simcore.runner import RunConfig, set_threads
 
     check_backend(backend, scheduler, workers)
     set_threads(threads)
@@ -575,7 +575,7 @@ def resume_command(
 @app.command("verify")
 def verify_command(path: Path = typer.Argument(..., help="dataset directory")) -> None:
     """Check a dataset: manifest vs parts, row counts, checksums, metadata. Exit 1 on any problem."""
-    from simcore.output import verify
+    from cardsim.simcore.output import verify
 
     problems = verify(path)
     if problems:

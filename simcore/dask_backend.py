@@ -12,8 +12,8 @@ import os
 import uuid
 from typing import Callable
 
-from simcore.config import ConfigError
-from simcore.runner import write_chunk
+from cardsim.simcore.config import ConfigError
+from cardsim.simcore.runner import write_chunk
 
 
 def execute_dask(run, chunk_ids: list[int], scheduler: str | None = None, workers: int | None = None,

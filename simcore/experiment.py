@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from simcore import registry
-from simcore.config import ConfigError
+from cardsim.simcore import registry
+from cardsim.simcore.config import ConfigError
 
 _SPEC_KEYS = {"name", "game", "task", "n", "seed", "chunk_size", "baseline", "arms", "description", "metrics"}
 _ARM_KEYS = {"name", "rules", "options"}
@@ -74,7 +74,7 @@ def _table(value: Any, where: str) -> dict[str, Any]:
 def parse_experiment(data: dict[str, Any], source: str = "spec", n_override: int | None = None,
                      seed_override: int | None = None) -> Experiment:
     """Validate a spec dict (as read from TOML)."""
-    from simcore.runner import DEFAULT_CHUNK_SIZE
+    from cardsim.simcore.runner import DEFAULT_CHUNK_SIZE
 
     unknown = set(data) - _SPEC_KEYS
     if unknown:
@@ -103,7 +103,7 @@ def parse_experiment(data: dict[str, Any], source: str = "spec", n_override: int
     if chunk_size is not None and (not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or chunk_size <= 0):
         raise ConfigError(f"{source}: chunk_size must be a positive integer")
 
-    from analysis.metrics import metric_spec
+    from cardsim.analysis.metrics import metric_spec
 
     _, _, required_options = metric_spec(game, task)
     baseline = _table(data.get("baseline"), f"{source}: [baseline]")
@@ -172,7 +172,7 @@ def read_experiment(path: str | Path, n_override: int | None = None, seed_overri
 
 def arm_configs(experiment: Experiment):
     """One :class:`RunConfig` per arm (baseline first), all with the same seed and chunking."""
-    from simcore.runner import RunConfig
+    from cardsim.simcore.runner import RunConfig
 
     return [RunConfig(game=experiment.game, task=experiment.task, rules=arm.rules, n=experiment.n,
                       seed=experiment.seed, chunk_size=experiment.chunk_size, options=arm.options)
@@ -180,6 +180,6 @@ def arm_configs(experiment: Experiment):
 
 
 def write_experiment_json(out: Path, experiment: Experiment) -> None:
-    from simcore.output import EXPERIMENT_JSON
+    from cardsim.simcore.output import EXPERIMENT_JSON
 
     (out / EXPERIMENT_JSON).write_text(json.dumps(experiment.to_dict(), ensure_ascii=False, indent=2) + "\n")

@@ -31,7 +31,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from simcore.config import ConfigError
+from cardsim.simcore.config import ConfigError
 
 META_KEY = b"cardsim"
 RUN_JSON = "run.json"

@@ -16,29 +16,29 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from simcore.config import ConfigError
+from cardsim.simcore.config import ConfigError
 
 #: game -> (one-line description, rules module:class, {task: module})
 GAMES: dict[str, tuple[str, str, dict[str, str]]] = {
     "tienlen": (
         "Tiến Lên (Vietnamese climbing game), 2-4 players, 52 cards",
-        "simcore.tienlen.rules:TienLenRules",
-        {"deal": "simcore.tienlen.deal_task", "play": "simcore.tienlen.play_task"},
+        "cardsim.simcore.tienlen.rules:TienLenRules",
+        {"deal": "cardsim.simcore.tienlen.deal_task", "play": "cardsim.simcore.tienlen.play_task"},
     ),
     "tusac": (
         "Four-colour cards (Tứ Sắc), 2-4 players, 112 cards",
-        "simcore.tusac.rules:TuSacRules",
-        {"deal": "simcore.tusac.deal_task", "play": "simcore.tusac.play_task"},
+        "cardsim.simcore.tusac.rules:TuSacRules",
+        {"deal": "cardsim.simcore.tusac.deal_task", "play": "cardsim.simcore.tusac.play_task"},
     ),
     "loba": (
         "Loba / Carioca (contract rummy), 2-5 players, 108 cards",
-        "simcore.rummy.loba:LobaRules",
-        {"deal": "simcore.rummy.loba", "play": "simcore.rummy.loba_play"},
+        "cardsim.simcore.rummy.loba:LobaRules",
+        {"deal": "cardsim.simcore.rummy.loba", "play": "cardsim.simcore.rummy.loba_play"},
     ),
     "continental": (
         "Continental (Spanish contract rummy), 2-4 players, 110 cards",
-        "simcore.rummy.continental:ContinentalRules",
-        {"deal": "simcore.rummy.continental", "play": "simcore.rummy.continental_play"},
+        "cardsim.simcore.rummy.continental:ContinentalRules",
+        {"deal": "cardsim.simcore.rummy.continental", "play": "cardsim.simcore.rummy.continental_play"},
     ),
 }
 

@@ -20,9 +20,9 @@ from typing import Any, Callable, Mapping
 import numba
 import pyarrow as pa
 
-from simcore import __version__
-from simcore.config import ConfigError, Rules
-from simcore.registry import get_task
+from cardsim.simcore import __version__
+from cardsim.simcore.config import ConfigError, Rules
+from cardsim.simcore.registry import get_task
 
 DEFAULT_CHUNK_SIZE = 1 << 22
 
@@ -79,7 +79,7 @@ class RunConfig:
 
         Written to ``manifest.json`` and ``run.json`` and embedded in every part.
         """
-        from simcore.output import FORMAT_VERSION
+        from cardsim.simcore.output import FORMAT_VERSION
 
         spec = get_task(self.game, self.task)
         return {
@@ -102,7 +102,7 @@ class RunConfig:
     @classmethod
     def from_manifest(cls, manifest: Mapping[str, Any]) -> "RunConfig":
         """Rebuild the config of a run from its manifest (for resume and remote workers)."""
-        from simcore.registry import rules_class
+        from cardsim.simcore.registry import rules_class
 
         try:
             rules = rules_class(manifest["game"]).from_settings(manifest["rules"])
@@ -139,7 +139,7 @@ def write_chunk(manifest: Mapping[str, Any], out: str, chunk_id: int, threads: i
     """
     from pathlib import Path
 
-    from simcore.output import PartialRun
+    from cardsim.simcore.output import PartialRun
 
     if threads is not None:
         set_threads(threads)

@@ -6,7 +6,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pyarrow as pa
 
-from simcore.config import ConfigError
+from cardsim.simcore.config import ConfigError
 
 #: The ``seat`` value of table-level ("any seat") rows in counts tables.
 TABLE_SEAT = -1

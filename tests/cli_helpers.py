@@ -1,5 +1,5 @@
 """Helpers shared by the CLI tests."""
-from cli.main import main
+from cardsim.cli.main import main
 
 
 def run(capsys, *args):

@@ -4,7 +4,7 @@ import json
 import pandas as pd
 import pytest
 
-import analysis
+from cardsim import analysis
 from cli_helpers import run
 
 

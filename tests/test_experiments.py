@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import analysis
-from analysis.intervals import wilson
-from analysis.stats import PairedMoments, paired_difference, unpaired_difference
+from cardsim import analysis
+from cardsim.analysis.intervals import wilson
+from cardsim.analysis.stats import PairedMoments, paired_difference, unpaired_difference
 from cli_helpers import run
 
 SPEC = """

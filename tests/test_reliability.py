@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import analysis
+from cardsim import analysis
 from cli_helpers import run
-from simcore.output import verify
+from cardsim.simcore.output import verify
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +49,7 @@ def test_backend_option_errors(tmp_path, capsys):
 
 
 def _cli(*args):
-    return [sys.executable, "-m", "cli.main", *map(str, args)]
+    return [sys.executable, "-m", "cardsim.cli.main", *map(str, args)]
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
@@ -94,7 +94,7 @@ def test_resume_errors(tmp_path, capsys):
 
 def _interrupted_partial(tmp_path, capsys, monkeypatch, name="run"):
     """An unfinished run with its first of three chunks saved."""
-    import simcore.tienlen.deal_task as deal_task
+    import cardsim.simcore.tienlen.deal_task as deal_task
 
     original = deal_task.DealTask.run_chunk
     calls = {"n": 0}
@@ -143,7 +143,7 @@ def test_resume_flag_checks_settings(tmp_path, capsys, monkeypatch):
 
 
 def test_full_disk_keeps_finished_parts(tmp_path, capsys, monkeypatch):
-    import simcore.output as output
+    import cardsim.simcore.output as output
 
     real_write = output.pq.write_table
     calls = {"n": 0}
@@ -227,7 +227,7 @@ SWITCHES = ["players", "cards_per_player", "instant_wins", "chop_rules", "bombs_
 
 
 def expected_valid(settings_):
-    from simcore.tienlen.rules import INSTANT_WIN_KINDS
+    from cardsim.simcore.tienlen.rules import INSTANT_WIN_KINDS
 
     values = {"players": 4, "cards_per_player": 13}
     for key, raw in settings_.items():

@@ -5,9 +5,9 @@ import math
 import numpy as np
 from numba import njit
 
-from simcore.maskdeal import deal_groups, random_subset, split_plan
-from simcore.rng import game_key, randbelow, shuffle_prefix
-from simcore.tienlen.deal import deal_hands
+from cardsim.simcore.maskdeal import deal_groups, random_subset, split_plan
+from cardsim.simcore.rng import game_key, randbelow, shuffle_prefix
+from cardsim.simcore.tienlen.deal import deal_hands
 
 
 def chi_square_z(observed, expected):

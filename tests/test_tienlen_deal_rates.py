@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from simcore.tienlen.deal import EVENTS, deal_counts
+from cardsim.simcore.tienlen.deal import EVENTS, deal_counts
 
 N_DEALS = 2_000_000
 SEED = 20261130

@@ -2,15 +2,15 @@
 import numpy as np
 import pytest
 
-from simcore.tienlen.cards import parse_cards
-from simcore.tienlen.deal import (
+from cardsim.simcore.tienlen.cards import parse_cards
+from cardsim.simcore.tienlen.deal import (
     FLAG_BOMB_DOUBLE_SEQUENCE,
     FLAG_BOMB_FOUR,
     deal_rows,
     hand_flags,
     resolve_instant_win,
 )
-from simcore.tienlen.rules import INSTANT_WIN_KINDS
+from cardsim.simcore.tienlen.rules import INSTANT_WIN_KINDS
 
 
 def kinds_of(text):
@@ -114,9 +114,9 @@ def test_instant_win_priority_and_ties():
 
 
 def test_suit_order_changes_names_colours_and_the_first_leader():
-    from simcore.tienlen.cards import card_name, hand_str
-    from simcore.tienlen.deal import hand_flags_colour
-    from simcore.tienlen.rules import TienLenRules
+    from cardsim.simcore.tienlen.cards import card_name, hand_str
+    from cardsim.simcore.tienlen.deal import hand_flags_colour
+    from cardsim.simcore.tienlen.rules import TienLenRules
 
     rules = TienLenRules.from_settings({"suit_order": "HDCS"})  # hearts lowest, spades highest
     assert card_name(0, rules.suit_order) == "3♥" and card_name(51, rules.suit_order) == "2♠"
@@ -133,7 +133,7 @@ def test_suit_order_changes_names_colours_and_the_first_leader():
 
 
 def test_suit_order_in_a_replay(capsys):
-    from cli.main import main
+    from cardsim.cli.main import main
 
     assert main(["replay", "tienlen", "--seed", "3", "--game", "0", "--set", "suit_order=HDCS",
                  "--policy", "greedy"]) == 0

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from simcore.config import ConfigError, Rules, Switch
-from simcore.rummy.deal import RummyDealTask
+from cardsim.simcore.config import ConfigError, Rules, Switch
+from cardsim.simcore.rummy.deal import RummyDealTask
 
 #: The 7 hands: code, tríos, escaleras (cards dealt = 3 k + 4 m + 1).
 HANDS = (("TT", 2, 0), ("TE", 1, 1), ("EE", 0, 2), ("TTT", 3, 0), ("TTE", 2, 1), ("TEE", 1, 2), ("EEE", 0, 3))

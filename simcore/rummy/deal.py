@@ -24,11 +24,11 @@ import numpy as np
 import pyarrow as pa
 from numba import njit, prange
 
-from simcore.config import ConfigError
-from simcore.rng import game_key, shuffle_plan, shuffle_prefix_planned
-from simcore.rummy.cards import add_card, make_deck
-from simcore.rummy.melds import contract_ok
-from simcore.tasks import TABLE_SEAT, DealTaskBase, grid_counts_table
+from cardsim.simcore.config import ConfigError
+from cardsim.simcore.rng import game_key, shuffle_plan, shuffle_prefix_planned
+from cardsim.simcore.rummy.cards import add_card, make_deck
+from cardsim.simcore.rummy.melds import contract_ok
+from cardsim.simcore.tasks import TABLE_SEAT, DealTaskBase, grid_counts_table
 
 #: Parallel blocks per chunk; any value gives the same counts.
 BLOCKS_PER_CHUNK = 64

@@ -81,12 +81,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from simcore.tasks import policy_codes as _policy_codes
-from simcore.rng import game_key, randbelow, shuffle_plan, shuffle_prefix_planned
-from simcore.rummy.cards import JOKER, add_card, card_points, card_text, make_deck, remove_card
-from simcore.rummy.melds import (LAY_HIGH, LAY_LOW, LAY_NO, LAY_SWAP, RUN, TRIO, best_laydown, contract_ok,
+from cardsim.simcore.tasks import policy_codes as _policy_codes
+from cardsim.simcore.rng import game_key, randbelow, shuffle_plan, shuffle_prefix_planned
+from cardsim.simcore.rummy.cards import JOKER, add_card, card_points, card_text, make_deck, remove_card
+from cardsim.simcore.rummy.melds import (LAY_HIGH, LAY_LOW, LAY_NO, LAY_SWAP, RUN, TRIO, best_laydown, contract_ok,
                                  lay_off)
-from simcore.rummy.melds import _search_sorted as _search
+from cardsim.simcore.rummy.melds import _search_sorted as _search
 
 POLICIES = ("random", "heuristic")
 POL_RANDOM, POL_HEURISTIC = 0, 1
@@ -1054,7 +1054,7 @@ def _round_deck(seed, index, r, R, deck_base, sizes, products):
 
 def _state_dict(res, deck, log):
     hands, mrow, mcards, mlen, mown, pile, sp, seatout, info, nl = res
-    from simcore.rummy.cards import planes_cards
+    from cardsim.simcore.rummy.cards import planes_cards
     return {
         "hands": [planes_cards(int(h[0]), int(h[1]), int(h[2])) for h in hands],
         "melds": [[int(c) for c in mcards[i, :mlen[i]]] for i in range(len(mlen))],
@@ -1088,7 +1088,7 @@ def play_round_from_deck(deck, rules, r: int = 0, policies="heuristic", claim_se
                          state: int = 0, max_turns: int = DEFAULT_MAX_TURNS) -> dict:
     """Play round ``r``'s contract from a given pack order (card codes or texts; seat ``s`` gets
     ``deck[s*H:(s+1)*H]``, then the up-card, then the stock, drawn in order)."""
-    from simcore.rummy.cards import card_code
+    from cardsim.simcore.rummy.cards import card_code
     st = _Setup(rules, policies, claim_seats, max_turns)
     codes = np.array([card_code(c) if isinstance(c, str) else int(c) for c in deck], np.int64)
     _, k, m, H = st.rounds[r]
@@ -1118,7 +1118,7 @@ _WHERE = {LAY_HIGH: "high end", LAY_LOW: "low end"}
 
 def format_log(log, rules) -> list[str]:
     """Text lines of a move log (see ``L_*`` kinds)."""
-    from simcore.rummy.cards import planes_cards
+    from cardsim.simcore.rummy.cards import planes_cards
     lines = []
     labels = [lab for lab, *_ in rules.rounds()]
     for kind, seat, a, b, c, d in np.asarray(log).tolist():

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from simcore.config import ConfigError, Rules, Switch
-from simcore.rummy.deal import RummyDealTask
+from cardsim.simcore.config import ConfigError, Rules, Switch
+from cardsim.simcore.rummy.deal import RummyDealTask
 
 #: Contract codes: nT = n tríos, nE = n escaleras. The first six are the seed's rounds,
 #: the seventh the Argentine final round (3 escaleras).

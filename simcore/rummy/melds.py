@@ -42,8 +42,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simcore.bits import lowest_bit, popcount
-from simcore.rummy.cards import RANK_POINTS
+from cardsim.simcore.bits import lowest_bit, popcount
+from cardsim.simcore.rummy.cards import RANK_POINTS
 
 _U1 = np.uint64(1)
 _U13 = np.uint64(13)
@@ -788,7 +788,7 @@ def ref_melds(cards, mp, exact):
 
 def ref_best(cards, k, m, mp, exact):
     """Brute force over disjoint meld choices: ``(ok, max points melded)``."""
-    from simcore.rummy.cards import hand_points
+    from cardsim.simcore.rummy.cards import hand_points
 
     melds = ref_melds(cards, mp, exact)
     trios = [set(i) for kind, i in melds if kind == TRIO]

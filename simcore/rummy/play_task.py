@@ -28,10 +28,10 @@ from typing import Any, Mapping
 
 import pyarrow as pa
 
-from simcore.config import ConfigError
-from simcore.tasks import PlayTaskBase
-from simcore.rummy.continental import ContinentalRules
-from simcore.rummy.loba import LobaRules
+from cardsim.simcore.config import ConfigError
+from cardsim.simcore.tasks import PlayTaskBase
+from cardsim.simcore.rummy.continental import ContinentalRules
+from cardsim.simcore.rummy.loba import LobaRules
 
 POLICY_NAMES = ("random", "heuristic")
 
@@ -89,7 +89,7 @@ class RummyPlayTask(PlayTaskBase):
                 int(options.get("max_turns", 400)))
 
     def run_chunk(self, config, chunk_id: int) -> dict[str, pa.Table]:
-        from simcore.rummy.game import play_chunk
+        from cardsim.simcore.rummy.game import play_chunk
 
         start, count = config.chunk_range(chunk_id)
         policies, seats, mt = self._args(config.options)
@@ -99,7 +99,7 @@ class RummyPlayTask(PlayTaskBase):
         return {"hands": pa.table(hands), "matches": pa.table(cols["matches"])}
 
     def replay(self, seed: int, index: int, rules, options: Mapping[str, Any]) -> list[str]:
-        from simcore.rummy.game import replay_game
+        from cardsim.simcore.rummy.game import replay_game
 
         policies, seats, mt = self._args(options)
         return replay_game(seed, index, rules, policies, seats, mt)

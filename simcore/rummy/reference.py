@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from simcore.rummy.cards import JOKER, hand_planes, hand_points
+from cardsim.simcore.rummy.cards import JOKER, hand_planes, hand_points
 
 TRIO, RUN = 0, 1
 
@@ -207,8 +207,8 @@ def _melds_of_rows(rows, before, after):
 
 def play_hand(rules, r: int, policies, seed: int = 0, claim_seats=None, max_turns: int = 400) -> dict:
     """Play round ``r`` of ``rules`` once in pure Python; returns points, went_out, turns, claims."""
-    from simcore.rummy import melds as M
-    from simcore.rummy.cards import make_deck
+    from cardsim.simcore.rummy import melds as M
+    from cardsim.simcore.rummy.cards import make_deck
 
     rng = random.Random(seed)
     cont = _is_continental(rules)
@@ -306,7 +306,7 @@ def play_hand(rules, r: int, policies, seed: int = 0, claim_seats=None, max_turn
             # Loba's final round with bought cards: longer melds must take all but one card
             whole = at_once and len(h) > 3 * k + 4 * m + 1
             ok, left, rows, l1, l2, lj = M.best_laydown(a1, a2, j, k, m, mp, 1 if whole else extend)
-            from simcore.rummy.cards import planes_cards
+            from cardsim.simcore.rummy.cards import planes_cards
             after = planes_cards(int(l1), int(l2), int(lj))
             if not (whole and len(after) > 1):
                 table.melds += _melds_of_rows(rows, h, after)
@@ -350,7 +350,7 @@ def play_hand(rules, r: int, policies, seed: int = 0, claim_seats=None, max_turn
 
 # ----------------------------------------------------------------------------- log checker
 def _planes_to_cards(a1: int, a2: int, j: int) -> list[int]:
-    from simcore.rummy.cards import planes_cards
+    from cardsim.simcore.rummy.cards import planes_cards
     return planes_cards(a1, a2, j)
 
 
@@ -364,7 +364,7 @@ def check_round_log(log, rules, r: int, claim_seats=None) -> list[int]:
     turn must end with the player out), discards from the hand, going out with no card,
     points.
     Returns ``(points, final hands)``. Raises ``AssertionError`` on the first illegal move."""
-    from simcore.rummy import game as G
+    from cardsim.simcore.rummy import game as G
 
     cont = _is_continental(rules)
     P = rules.players

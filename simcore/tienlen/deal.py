@@ -7,10 +7,10 @@ give each seat ``cards_per_player`` cards (see :mod:`simcore.maskdeal`).
 import numpy as np
 from numba import njit, prange
 
-from simcore.bits import popcount
-from simcore.maskdeal import deal_groups, split_plan
-from simcore.rng import game_key
-from simcore.tienlen.rules import INSTANT_WIN_KINDS
+from cardsim.simcore.bits import popcount
+from cardsim.simcore.maskdeal import deal_groups, split_plan
+from cardsim.simcore.rng import game_key
+from cardsim.simcore.tienlen.rules import INSTANT_WIN_KINDS
 
 # Per-rank bit planes: bit 4r of each mask stands for rank r.
 _RANK_UNITS = np.uint64(0x1111111111111)  # 13 ranks

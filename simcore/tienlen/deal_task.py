@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from simcore.tasks import DealTaskBase, grid_counts_table
-from simcore.tienlen import deal as kernel
-from simcore.tienlen.rules import INSTANT_WIN_KINDS, TienLenRules
+from cardsim.simcore.tasks import DealTaskBase, grid_counts_table
+from cardsim.simcore.tienlen import deal as kernel
+from cardsim.simcore.tienlen.rules import INSTANT_WIN_KINDS, TienLenRules
 
 #: Parallel blocks per chunk; any value gives the same counts.
 BLOCKS_PER_CHUNK = 64

@@ -75,16 +75,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from simcore.tasks import policy_codes as _policy_codes
-from simcore.bits import highest_bit, lowest_bit, popcount
-from simcore.rng import randbelow as randbelow_
-from simcore.tienlen.cards import hand_str
-from simcore.tienlen.deal import (deal_into, deal_plan, first_leader, hand_flags, hand_flags_colour, rank_planes,
+from cardsim.simcore.tasks import policy_codes as _policy_codes
+from cardsim.simcore.bits import highest_bit, lowest_bit, popcount
+from cardsim.simcore.rng import randbelow as randbelow_
+from cardsim.simcore.tienlen.cards import hand_str
+from cardsim.simcore.tienlen.deal import (deal_into, deal_plan, first_leader, hand_flags, hand_flags_colour, rank_planes,
                                   resolve_instant_win)
-from simcore.tienlen.moves import (CLS_DSEQ3, CLS_SEQ3, CLS_SINGLE, N_CLASSES, _choices, _pick, _windows,
+from cardsim.simcore.tienlen.moves import (CLS_DSEQ3, CLS_SEQ3, CLS_SINGLE, N_CLASSES, _choices, _pick, _windows,
                                    allowed_classes, class_k, class_len, class_name,
                                    count_moves, is_bomb_class, unrank_class, unrank_move)
-from simcore.tienlen.rules import INSTANT_WIN_KINDS, TienLenRules
+from cardsim.simcore.tienlen.rules import INSTANT_WIN_KINDS, TienLenRules
 
 POLICIES = ("random", "greedy", "heuristic")
 POL_RANDOM, POL_GREEDY, POL_HEURISTIC = 0, 1, 2
@@ -634,7 +634,7 @@ def play_hands(hands, rules: TienLenRules, policies, first: bool = True, prev_wi
     what-if studies. ``first``: a match's first game (lowest card leads and must be played);
     otherwise ``prev_winner`` leads. ``state``: RNG state for random seats.
     Returns ``(row dict, text lines)``."""
-    from simcore.tienlen.cards import parse_cards
+    from cardsim.simcore.tienlen.cards import parse_cards
 
     masks = np.array([parse_cards(h) if isinstance(h, str) else int(h) for h in hands], np.uint64)
     if len(masks) != rules.players:

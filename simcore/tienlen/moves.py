@@ -41,8 +41,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simcore.bits import lowest_bit, popcount
-from simcore.tienlen.deal import rank_planes
+from cardsim.simcore.bits import lowest_bit, popcount
+from cardsim.simcore.tienlen.deal import rank_planes
 
 N_CLASSES = 24
 CLS_SINGLE, CLS_PAIR, CLS_TRIPLE, CLS_FOUR = 0, 1, 2, 3

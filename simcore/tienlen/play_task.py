@@ -5,9 +5,9 @@ from typing import Any, Mapping
 
 import pyarrow as pa
 
-from simcore.config import ConfigError
-from simcore.tasks import PlayTaskBase
-from simcore.tienlen.rules import TienLenRules
+from cardsim.simcore.config import ConfigError
+from cardsim.simcore.tasks import PlayTaskBase
+from cardsim.simcore.tienlen.rules import TienLenRules
 
 POLICY_NAMES = ("random", "greedy", "heuristic")
 
@@ -35,7 +35,7 @@ class PlayTask(PlayTaskBase):
 
     @staticmethod
     def run_chunk(config, chunk_id: int) -> dict[str, pa.Table]:
-        from simcore.tienlen.game import play_chunk
+        from cardsim.simcore.tienlen.game import play_chunk
 
         start, count = config.chunk_range(chunk_id)
         columns = play_chunk(config.seed, start, count, config.rules, list(config.options["policies"]),
@@ -45,7 +45,7 @@ class PlayTask(PlayTaskBase):
     @staticmethod
     def replay(seed: int, index: int, rules: TienLenRules, options: Mapping[str, Any]) -> list[str]:
         """Lines describing game ``index`` move by move, as the kernel played it."""
-        from simcore.tienlen.game import replay_game
+        from cardsim.simcore.tienlen.game import replay_game
 
         return replay_game(seed, index, rules, list(options["policies"]), options["games_per_match"])
 

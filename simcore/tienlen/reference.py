@@ -180,8 +180,8 @@ def points_for(rules, places: list[int], hands: list[int]) -> list[int]:
 
 def play_game(seed: int, index: int, rules, first: bool, prev_winner: int) -> dict:
     """One game with the random policy at every seat. Returns places, points, log, ..."""
-    from simcore.tienlen.game import deal_with_state, instant_flags
-    from simcore.tienlen.rules import INSTANT_WIN_KINDS
+    from cardsim.simcore.tienlen.game import deal_with_state, instant_flags
+    from cardsim.simcore.tienlen.rules import INSTANT_WIN_KINDS
 
     n = rules.players
     hands, state = deal_with_state(seed, index, n, rules.cards_per_player)

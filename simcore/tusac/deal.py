@@ -31,9 +31,9 @@ make the counts independent of the block split and the thread count.
 import numpy as np
 from numba import njit, prange
 
-from simcore.bits import popcount
-from simcore.rng import game_key, next_u64, shuffle_plan, shuffle_prefix_planned
-from simcore.tusac.cards import COPIES, GENERAL_TYPES, N_TYPES, SOLDIER_TYPES
+from cardsim.simcore.bits import popcount
+from cardsim.simcore.rng import game_key, next_u64, shuffle_plan, shuffle_prefix_planned
+from cardsim.simcore.tusac.cards import COPIES, GENERAL_TYPES, N_TYPES, SOLDIER_TYPES
 
 _U1 = np.uint64(1)
 GENERALS_MASK = np.uint64(sum(1 << t for t in GENERAL_TYPES))

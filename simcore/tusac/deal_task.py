@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from simcore.tasks import TABLE_SEAT, DealTaskBase, counts_table
-from simcore.tusac import deal as kernel
-from simcore.tusac.rules import TuSacRules
+from cardsim.simcore.tasks import TABLE_SEAT, DealTaskBase, counts_table
+from cardsim.simcore.tusac import deal as kernel
+from cardsim.simcore.tusac.rules import TuSacRules
 
 #: Parallel blocks per chunk; any value gives the same counts.
 BLOCKS_PER_CHUNK = 64

@@ -111,13 +111,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from simcore.tasks import policy_codes as _policy_codes
-from simcore.rng import randbelow, shuffle_prefix_planned
-from simcore.tusac.cards import N_TYPES, hand_str, type_name
-from simcore.tusac.deal import BASE_DECK, deal_into, deal_plan
-from simcore.tusac.melds import (MELD_NAMES, TYPE_PART, TYPE_POS, kind_tables, meld_tables, part_state,
+from cardsim.simcore.tasks import policy_codes as _policy_codes
+from cardsim.simcore.rng import randbelow, shuffle_prefix_planned
+from cardsim.simcore.tusac.cards import N_TYPES, hand_str, type_name
+from cardsim.simcore.tusac.deal import BASE_DECK, deal_into, deal_plan
+from cardsim.simcore.tusac.melds import (MELD_NAMES, TYPE_PART, TYPE_POS, kind_tables, meld_tables, part_state,
                                  win_score)
-from simcore.tusac.rules import TuSacRules
+from cardsim.simcore.tusac.rules import TuSacRules
 
 POLICIES = ("random", "heuristic")
 POL_RANDOM, POL_HEURISTIC = 0, 1
@@ -1014,7 +1014,7 @@ def claim_case(hands, card, src: int, is_draw: bool, rules: TuSacRules, policies
     "steal" / None), "meld" (kind laid, or None), "win_score" (hidden part), "n_winners",
     "hands" (after), "lines" (the kernel's log as text)}``.
     """
-    from simcore.tusac.cards import parse_hand, parse_type
+    from cardsim.simcore.tusac.cards import parse_hand, parse_type
 
     P = rules.players
     hs = np.zeros((4, N_TYPES), np.int8)

@@ -55,7 +55,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from simcore.tusac.cards import N_COLOURS, N_TYPES, SOLDIER, type_id
+from cardsim.simcore.tusac.cards import N_COLOURS, N_TYPES, SOLDIER, type_id
 
 DEFAULT_POINTS = (2, 1, 1, 4, True)
 

@@ -5,8 +5,8 @@ from typing import Any, Mapping
 
 import pyarrow as pa
 
-from simcore.tasks import PlayTaskBase
-from simcore.tusac.rules import TuSacRules
+from cardsim.simcore.tasks import PlayTaskBase
+from cardsim.simcore.tusac.rules import TuSacRules
 
 POLICY_NAMES = ("random", "heuristic")
 
@@ -18,7 +18,7 @@ class PlayTask(PlayTaskBase):
 
     @staticmethod
     def run_chunk(config, chunk_id: int) -> dict[str, pa.Table]:
-        from simcore.tusac.game import play_chunk
+        from cardsim.simcore.tusac.game import play_chunk
 
         start, count = config.chunk_range(chunk_id)
         columns = play_chunk(config.seed, start, count, config.rules, list(config.options["policies"]))
@@ -27,7 +27,7 @@ class PlayTask(PlayTaskBase):
     @staticmethod
     def replay(seed: int, index: int, rules: TuSacRules, options: Mapping[str, Any]) -> list[str]:
         """Lines describing game ``index`` move by move, as the kernel played it."""
-        from simcore.tusac.game import replay_game
+        from cardsim.simcore.tusac.game import replay_game
 
         return replay_game(seed, index, rules, list(options["policies"]))
 

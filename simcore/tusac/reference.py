@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore.rng import randbelow, shuffle_prefix_planned
-from simcore.tusac.cards import N_TYPES
-from simcore.tusac.deal import BASE_DECK, deal_into, deal_plan
-from simcore.tusac.melds import evaluate
-from simcore.tusac.rules import TuSacRules
+from cardsim.simcore.rng import randbelow, shuffle_prefix_planned
+from cardsim.simcore.tusac.cards import N_TYPES
+from cardsim.simcore.tusac.deal import BASE_DECK, deal_into, deal_plan
+from cardsim.simcore.tusac.melds import evaluate
+from cardsim.simcore.tusac.rules import TuSacRules
 
 GENERAL, SOLDIER = 0, 6
 KINDS = ("general", "pair", "triple", "quadruple", "command", "field", "three_colour_soldiers",

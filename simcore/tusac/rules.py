@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from simcore.config import ConfigError, Rules, Switch
+from cardsim.simcore.config import ConfigError, Rules, Switch
 
 STEALS = ("on", "off", "win_only")
 GENERAL_STEALS = ("quad_only", "never")

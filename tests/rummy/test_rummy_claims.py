@@ -5,11 +5,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from simcore.rummy import game as G
-from simcore.rummy import reference as ref
-from simcore.rummy.cards import card_code, make_deck
-from simcore.rummy.continental import ContinentalRules
-from simcore.rummy.loba import LobaRules
+from cardsim.simcore.rummy import game as G
+from cardsim.simcore.rummy import reference as ref
+from cardsim.simcore.rummy.cards import card_code, make_deck
+from cardsim.simcore.rummy.continental import ContinentalRules
+from cardsim.simcore.rummy.loba import LobaRules
 
 # Continental hand 1 (TT, 7 cards): the refusing hand (no use for 9H) and three hands with a pair of 9s
 REFUSER = "2S 5H 8D JC KS 3D 6C"

@@ -6,14 +6,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import simcore.registry as registry
-from simcore.config import ConfigError
-from simcore.runner import RunConfig, run_chunk
-from simcore.rummy import deal as D
-from simcore.rummy.cards import hand_planes, make_deck
-from simcore.rummy.continental import ContinentalRules
-from simcore.rummy.loba import LobaRules
-from simcore.rummy.melds import contract_ok
+import cardsim.simcore.registry as registry
+from cardsim.simcore.config import ConfigError
+from cardsim.simcore.runner import RunConfig, run_chunk
+from cardsim.simcore.rummy import deal as D
+from cardsim.simcore.rummy.cards import hand_planes, make_deck
+from cardsim.simcore.rummy.continental import ContinentalRules
+from cardsim.simcore.rummy.loba import LobaRules
+from cardsim.simcore.rummy.melds import contract_ok
 
 def counts_frame(game, rules, n, seed, chunk_size, options=None):
     cfg = RunConfig(game, "deal", rules, n=n, seed=seed, chunk_size=chunk_size, options=options or {})

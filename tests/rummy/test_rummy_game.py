@@ -7,13 +7,13 @@ import numba
 import numpy as np
 import pytest
 
-import simcore.registry as registry
-from simcore.rummy import game as G
-from simcore.rummy import reference as ref
-from simcore.rummy.cards import make_deck
-from simcore.rummy.continental import ContinentalRules
-from simcore.rummy.loba import LobaRules
-from simcore.runner import RunConfig, run_chunk
+import cardsim.simcore.registry as registry
+from cardsim.simcore.rummy import game as G
+from cardsim.simcore.rummy import reference as ref
+from cardsim.simcore.rummy.cards import make_deck
+from cardsim.simcore.rummy.continental import ContinentalRules
+from cardsim.simcore.rummy.loba import LobaRules
+from cardsim.simcore.runner import RunConfig, run_chunk
 
 MIX = ["heuristic", "random", "heuristic", "random"]
 
@@ -239,8 +239,8 @@ def test_reference_hand_plays():
 
 
 def test_sorted_search_equals_solver_search():
-    from simcore.rummy import melds as M
-    from simcore.rummy.cards import hand_planes
+    from cardsim.simcore.rummy import melds as M
+    from cardsim.simcore.rummy.cards import hand_planes
     rng = np.random.default_rng(7)
     for mp, jk in (((99, 1, 1, 1), 6), ((1, 2, 0, 0), 4)):
         deck = make_deck(jk)

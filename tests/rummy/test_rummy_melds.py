@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from simcore.rummy import melds as M
-from simcore.rummy.cards import JOKER, hand_planes, hand_points, make_deck, planes_cards
+from cardsim.simcore.rummy import melds as M
+from cardsim.simcore.rummy.cards import JOKER, hand_planes, hand_points, make_deck, planes_cards
 
 CONTRACTS = [(2, 0), (1, 1), (0, 2), (3, 0), (2, 1), (1, 2), (0, 3), (1, 0), (0, 1)]
 RULES = {"loba": (M.LOBA_MP, True), "continental": (M.CONTINENTAL_MP, False)}

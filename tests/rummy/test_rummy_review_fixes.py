@@ -7,15 +7,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import simcore.registry as registry
-from simcore.runner import RunConfig, run_chunk
-from simcore.rummy import deal as D
-from simcore.rummy import game as G
-from simcore.rummy import melds as M
-from simcore.rummy import reference as ref
-from simcore.rummy.cards import JOKER, card_code, hand_planes, make_deck, planes_cards
-from simcore.rummy.continental import ContinentalRules
-from simcore.rummy.loba import LOBA_CONTRACTS, LobaRules
+import cardsim.simcore.registry as registry
+from cardsim.simcore.runner import RunConfig, run_chunk
+from cardsim.simcore.rummy import deal as D
+from cardsim.simcore.rummy import game as G
+from cardsim.simcore.rummy import melds as M
+from cardsim.simcore.rummy import reference as ref
+from cardsim.simcore.rummy.cards import JOKER, card_code, hand_planes, make_deck, planes_cards
+from cardsim.simcore.rummy.continental import ContinentalRules
+from cardsim.simcore.rummy.loba import LOBA_CONTRACTS, LobaRules
 
 MIX = ["heuristic", "random", "heuristic", "random"]
 

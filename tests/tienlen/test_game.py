@@ -6,10 +6,10 @@ import numba
 import numpy as np
 import pytest
 
-from simcore.tienlen import reference as ref
-from simcore.tienlen.game import (LOG_DEAL, LOG_INSTANT, LOG_LEAD, LOG_OUT, LOG_PASS, LOG_PLAY,
+from cardsim.simcore.tienlen import reference as ref
+from cardsim.simcore.tienlen.game import (LOG_DEAL, LOG_INSTANT, LOG_LEAD, LOG_OUT, LOG_PASS, LOG_PLAY,
                                   instant_flags, play_chunk, play_hands, play_logged, replay_game)
-from simcore.tienlen.rules import INSTANT_WIN_KINDS, TienLenRules
+from cardsim.simcore.tienlen.rules import INSTANT_WIN_KINDS, TienLenRules
 
 CONFIGS = [
     ({}, "random"),

@@ -4,9 +4,9 @@ import random
 import numpy as np
 import pytest
 
-from simcore.tienlen import reference as ref
-from simcore.tienlen.cards import parse_cards
-from simcore.tienlen.moves import CLS_DSEQ3, CLS_SINGLE, CLS_TRIPLE, classify, legal_moves
+from cardsim.simcore.tienlen import reference as ref
+from cardsim.simcore.tienlen.cards import parse_cards
+from cardsim.simcore.tienlen.moves import CLS_DSEQ3, CLS_SINGLE, CLS_TRIPLE, classify, legal_moves
 
 CHOPS = {"seed": 0, "southern": 1}
 BAPS = {"none": 0, "all": 1, "four_pairs": 2}

@@ -11,7 +11,7 @@ from fractions import Fraction
 from itertools import product
 from math import comb
 
-from simcore.tusac.cards import GENERAL_TYPES, N_TYPES, SOLDIER_TYPES
+from cardsim.simcore.tusac.cards import GENERAL_TYPES, N_TYPES, SOLDIER_TYPES
 
 OTHER_TYPES = [t for t in range(N_TYPES) if t not in GENERAL_TYPES and t not in SOLDIER_TYPES]
 

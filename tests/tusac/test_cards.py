@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from simcore.tusac import cards as C
+from cardsim.simcore.tusac import cards as C
 
 
 def test_type_ids():

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simcore.tusac import reference as ref
-from simcore.tusac.cards import N_TYPES, parse_hand, parse_type
-from simcore.tusac.game import (claim_case, kernel_params, meld_options, normal_taker, steal_claimant,
+from cardsim.simcore.tusac import reference as ref
+from cardsim.simcore.tusac.cards import N_TYPES, parse_hand, parse_type
+from cardsim.simcore.tusac.game import (claim_case, kernel_params, meld_options, normal_taker, steal_claimant,
                                 tables, win_claim, MAX_OPTS)
-from simcore.tusac.melds import MELD_NAMES, part_melds, PART_TYPES, PART_KIND
-from simcore.tusac.rules import TuSacRules
+from cardsim.simcore.tusac.melds import MELD_NAMES, part_melds, PART_TYPES, PART_KIND
+from cardsim.simcore.tusac.rules import TuSacRules
 
 
 def R(**kw):
@@ -269,8 +269,8 @@ def test_taken_general_is_never_laid_as_a_triple():
     # concealed triple also contains it); never as a triple with two hidden copies.
     import numpy as np
 
-    from simcore.tusac.cards import parse_hand, parse_type
-    from simcore.tusac.game import K_TRIPLE, kernel_params, meld_options
+    from cardsim.simcore.tusac.cards import parse_hand, parse_type
+    from cardsim.simcore.tusac.game import K_TRIPLE, kernel_params, meld_options
 
     hand = parse_hand("RG RG RA RE YS GC WH")
     okind = np.zeros(8, np.int64)

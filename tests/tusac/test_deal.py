@@ -12,12 +12,12 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 import _exact as E  # noqa: E402
 
-from simcore.config import ConfigError  # noqa: E402
-from simcore.runner import RunConfig, run_chunk  # noqa: E402
-from simcore.tusac import deal  # noqa: E402
-from simcore.tusac.cards import GENERAL_TYPES, SOLDIER_TYPES  # noqa: E402
-from simcore.tusac.deal_task import TASK  # noqa: E402
-from simcore.tusac.rules import TuSacRules  # noqa: E402
+from cardsim.simcore.config import ConfigError  # noqa: E402
+from cardsim.simcore.runner import RunConfig, run_chunk  # noqa: E402
+from cardsim.simcore.tusac import deal  # noqa: E402
+from cardsim.simcore.tusac.cards import GENERAL_TYPES, SOLDIER_TYPES  # noqa: E402
+from cardsim.simcore.tusac.deal_task import TASK  # noqa: E402
+from cardsim.simcore.tusac.rules import TuSacRules  # noqa: E402
 
 N_BIG = 1_500_000
 SEED = 20261130
@@ -245,8 +245,8 @@ def test_task_interface():
 
 from numba import njit  # noqa: E402
 
-from simcore.rng import game_key, shuffle_prefix_planned  # noqa: E402
-from simcore.tusac.deal import BASE_DECK, deal4_into  # noqa: E402  (numba cannot inline module attributes)
+from cardsim.simcore.rng import game_key, shuffle_prefix_planned  # noqa: E402
+from cardsim.simcore.tusac.deal import BASE_DECK, deal4_into  # noqa: E402  (numba cannot inline module attributes)
 
 
 @njit(cache=True)
@@ -267,7 +267,7 @@ def _lanes_vs_reference(seed, n, group_sizes, products):
 
 
 def test_four_lane_shuffle_is_draw_for_draw_identical_to_rng():
-    from simcore.rng import shuffle_plan
+    from cardsim.simcore.rng import shuffle_plan
     _, g, p = deal.deal_plan(4)
     assert (g == 3).all() and g.sum() == 81 and int(p.max()) < 2**26
     assert _lanes_vs_reference(np.uint64(123), 40_000, g, p) == 0  # ~1 % of deals hit a batch rejection

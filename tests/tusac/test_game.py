@@ -9,13 +9,13 @@ import numba
 import numpy as np
 import pytest
 
-from simcore.tusac import reference as ref
-from simcore.tusac.cards import N_TYPES
-from simcore.tusac.game import (KIND_COLS, LOG_DEAL, LOG_DISCARD, LOG_DRAW, LOG_MELD, LOG_MULLIGAN,
+from cardsim.simcore.tusac import reference as ref
+from cardsim.simcore.tusac.cards import N_TYPES
+from cardsim.simcore.tusac.game import (KIND_COLS, LOG_DEAL, LOG_DISCARD, LOG_DRAW, LOG_MELD, LOG_MULLIGAN,
                                 LOG_QUAD, _unpack, _rev_types, play_chunk, play_logged,
                                 replay_game)
-from simcore.tusac.melds import MELD_NAMES, evaluate
-from simcore.tusac.rules import TuSacRules
+from cardsim.simcore.tusac.melds import MELD_NAMES, evaluate
+from cardsim.simcore.tusac.rules import TuSacRules
 
 CONFIGS = [
     {},
@@ -242,9 +242,9 @@ def test_replay_lists_what_the_reference_game_did():
 
 
 def test_runner_and_task_interface():
-    from simcore import registry
-    from simcore.config import ConfigError
-    from simcore.runner import RunConfig, run_chunk
+    from cardsim.simcore import registry
+    from cardsim.simcore.config import ConfigError
+    from cardsim.simcore.runner import RunConfig, run_chunk
 
     spec = registry.get_task("tusac", "play")
     rules = rules_of({"players": 3})
@@ -302,8 +302,8 @@ def test_column_dtypes_and_ranges():
 
 
 def test_weak_hand_test_agrees_with_the_deal_kernel():
-    from simcore.tusac.deal import deal_rows
-    from simcore.tusac.game import _is_weak
+    from cardsim.simcore.tusac.deal import deal_rows
+    from cardsim.simcore.tusac.game import _is_weak
 
     hands, weak = deal_rows(17, 0, 4000, 4)
     mine = np.array([[_is_weak(hands[i, s]) for s in range(4)] for i in range(len(hands))])

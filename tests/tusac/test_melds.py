@@ -7,8 +7,8 @@ import itertools
 import numpy as np
 import pytest
 
-from simcore.tusac import melds as M
-from simcore.tusac.cards import (GENERAL_TYPES, N_COLOURS, N_TYPES, SOLDIER_TYPES, parse_hand, parse_type,
+from cardsim.simcore.tusac import melds as M
+from cardsim.simcore.tusac.cards import (GENERAL_TYPES, N_COLOURS, N_TYPES, SOLDIER_TYPES, parse_hand, parse_type,
                                  type_id)
 
 POINT_SETS = [
@@ -183,7 +183,7 @@ def test_composed_meldable_hands():
 
 def test_dealt_hands_against_oracle_by_part():
     """Real 20/21-card dealt hands: whole-hand oracle is too slow, so check each part against it."""
-    from simcore.tusac.deal import deal_rows
+    from cardsim.simcore.tusac.deal import deal_rows
     hands, _ = deal_rows(17, 0, 40, 4)
     points = POINT_SETS[0]
     ora = oracle(points)
@@ -290,7 +290,7 @@ def test_win_with_taken_card():
 
 
 def test_triple_mask_and_batch_eval():
-    from simcore.tusac.deal import deal_rows
+    from cardsim.simcore.tusac.deal import deal_rows
     hands = np.ascontiguousarray(deal_rows(4, 0, 300, 4)[0][:, :4].reshape(-1, N_TYPES))
     locked = np.array([M.triple_mask(h) for h in hands], np.int64)
     assert all(int(m) == M.dealt_triples(h) for m, h in zip(locked, hands))

@@ -1,8 +1,8 @@
 """TuSacRules: defaults = the spec, parsing and validation."""
 import pytest
 
-from simcore.config import ConfigError
-from simcore.tusac.rules import TuSacRules
+from cardsim.simcore.config import ConfigError
+from cardsim.simcore.tusac.rules import TuSacRules
 
 
 def test_defaults_are_the_spec():
