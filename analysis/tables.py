@@ -74,12 +74,12 @@ def rates(counts: pd.DataFrame) -> pd.DataFrame:
 
 def summary(path: str | os.PathLike) -> pd.DataFrame:
     """The summary table of a finished run (what the CLI prints at the end)."""
-    from cardsim.analysis.play_summary import PLAY_SUMMARIES
+    from cardsim.simcore.registry import get_spec
 
     dataset = Dataset(path)
     game, task = dataset.meta.get("game"), dataset.meta.get("task")
     if task == "deal":
         return rates(dataset.read("counts"))
-    if (game, task) in PLAY_SUMMARIES:
-        return PLAY_SUMMARIES[(game, task)](dataset)
+    if task == "play":
+        return get_spec(str(game)).summary(dataset)
     raise ConfigError(f"no summary for {game} {task}")

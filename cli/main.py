@@ -161,8 +161,7 @@ BACKENDS = ("local", "dask")
 
 def task_options(spec, rules, options: dict[str, Any]) -> dict[str, Any]:
     """Normalise and validate a task's options (e.g. per-seat policies)."""
-    if hasattr(spec, "parse_options"):
-        options = spec.parse_options(rules, options)
+    options = spec.parse_options(rules, options)
     spec.check_options(rules, options)
     return options
 
@@ -219,19 +218,16 @@ def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Opti
     import tempfile
 
     from cardsim.simcore.output import PartialRun, check_output_path, partial_path
-    from cardsim.simcore.runner import DEFAULT_CHUNK_SIZE, RunConfig, set_threads
+    from cardsim.simcore.runner import RunConfig, set_threads
 
     spec = registry.get_task(game, task)
     rules = resolve_rules(game, rules_file, sets)
     options = task_options(spec, rules, options)
-    if hasattr(spec, "check_size"):
-        spec.check_size(n, options)
+    spec.check_size(n, options)
     if chunk_size is not None and chunk_size <= 0:
         raise ConfigError(f"--chunk-size must be positive, got {chunk_size}")
-    chunk_size = chunk_size or (spec.default_chunk_size(options) if hasattr(spec, "default_chunk_size")
-                                else DEFAULT_CHUNK_SIZE)
-    if hasattr(spec, "check_chunk_size"):
-        spec.check_chunk_size(chunk_size, options)
+    chunk_size = chunk_size or spec.default_chunk_size(options)
+    spec.check_chunk_size(chunk_size, options)
     check_backend(backend, scheduler, workers)
     config = RunConfig(game=game, task=task, rules=rules, n=n, seed=parse_seed(seed), chunk_size=chunk_size,
                        options=options)
@@ -276,7 +272,8 @@ def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Opti
 @app.command("games")
 def games_command() -> None:
     """List the games and what can be run for each."""
-    rows = [(name, ", ".join(tasks), description) for name, (description, _, tasks) in registry.GAMES.items()]
+    specs = [registry.get_spec(name) for name in registry.game_names()]
+    rows = [(s.name, ", ".join(registry.TASKS), s.title) for s in specs]
     print_plain_table(("game", "tasks", "description"), rows)
 
 
@@ -410,7 +407,7 @@ def replay_command(
     """Print one game move by move (the deal, every play and pass, places, points),
     exactly as `cardsim play` played it: same seed, same game index, same game."""
     spec = registry.get_task(game, "play")
-    if not hasattr(spec, "replay"):
+    if not spec.can_replay:
         raise ConfigError(f"replay is not available for {game} yet")
     if run_path is not None:
         from cardsim.simcore.output import Dataset

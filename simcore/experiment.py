@@ -74,8 +74,6 @@ def _table(value: Any, where: str) -> dict[str, Any]:
 def parse_experiment(data: dict[str, Any], source: str = "spec", n_override: int | None = None,
                      seed_override: int | None = None) -> Experiment:
     """Validate a spec dict (as read from TOML)."""
-    from cardsim.simcore.runner import DEFAULT_CHUNK_SIZE
-
     unknown = set(data) - _SPEC_KEYS
     if unknown:
         raise ConfigError(f"{source}: unknown key(s) {', '.join(sorted(unknown))} "
@@ -103,9 +101,9 @@ def parse_experiment(data: dict[str, Any], source: str = "spec", n_override: int
     if chunk_size is not None and (not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or chunk_size <= 0):
         raise ConfigError(f"{source}: chunk_size must be a positive integer")
 
-    from cardsim.analysis.metrics import metric_spec
+    from cardsim.simcore.registry import get_spec
 
-    _, _, required_options = metric_spec(game, task)
+    required_options = get_spec(game).metric_spec(task).required_options
     baseline = _table(data.get("baseline"), f"{source}: [baseline]")
     arms_data = data.get("arms", [])
     if not isinstance(arms_data, list) or not arms_data:
@@ -130,13 +128,11 @@ def parse_experiment(data: dict[str, Any], source: str = "spec", n_override: int
             raise ConfigError(f"{where}: {exc}") from None
         options = dict(_table(baseline.get("options"), where)) if index else {}
         options.update(_table(raw.get("options"), where))
-        if hasattr(spec, "parse_options"):
-            options = spec.parse_options(rules, options)
+        options = spec.parse_options(rules, options)
         options.update(required_options)
         try:
             spec.check_options(rules, options)
-            if hasattr(spec, "check_size"):
-                spec.check_size(n, options)
+            spec.check_size(n, options)
         except ConfigError as exc:
             raise ConfigError(f"{where}: {exc}") from None
         arms.append(Arm(name=name, rules=rules, options=options))
@@ -145,14 +141,12 @@ def parse_experiment(data: dict[str, Any], source: str = "spec", n_override: int
         raise ConfigError(f"{source}: metrics must be a list of metric names")
     metrics = tuple(metrics)
     if chunk_size is None:  # the same chunking for every arm keeps game i paired
-        chunk_size = min(spec.default_chunk_size(a.options) if hasattr(spec, "default_chunk_size")
-                         else DEFAULT_CHUNK_SIZE for a in arms)
-    if hasattr(spec, "check_chunk_size"):
-        for arm in arms:
-            try:
-                spec.check_chunk_size(chunk_size, arm.options)
-            except ConfigError as exc:
-                raise ConfigError(f"{source}: arm {arm.name}: {exc}") from None
+        chunk_size = min(spec.default_chunk_size(a.options) for a in arms)
+    for arm in arms:
+        try:
+            spec.check_chunk_size(chunk_size, arm.options)
+        except ConfigError as exc:
+            raise ConfigError(f"{source}: arm {arm.name}: {exc}") from None
     return Experiment(name=str(data.get("name", Path(source).stem)), game=game, task=task, n=n, seed=seed,
                       chunk_size=chunk_size, arms=tuple(arms), description=str(data.get("description", "")),
                       metrics=metrics)

@@ -1,73 +1,53 @@
-"""Which games and tasks exist, and where their code lives.
+"""The one list of games: ``name -> "module:ATTRIBUTE"`` of the game's
+:class:`~cardsim.simcore.spec.GameSpec` (``SPEC`` when no attribute is named). Adding a game is its package plus one line here.
 
-Each (game, task) pair maps to a module exposing a ``TASK`` object with:
-
-- ``rules_cls``: the game's :class:`~simcore.config.Rules` subclass;
-- ``tables(config) -> tuple[str, ...]``: the output tables a run writes;
-- ``run_chunk(config, chunk_id) -> dict[str, pyarrow.Table]``;
-- ``check_options(rules, options)``: raise ConfigError for bad task options.
-
-Summaries of finished runs live on the pandas side (:mod:`analysis`).
-
-Modules are imported lazily so that ``cardsim --help`` does not load numba kernels.
+Spec modules are imported lazily (on first use) so that ``cardsim --help`` loads no
+kernels; a spec module imports rules and task classes only, never numba code.
 """
 from __future__ import annotations
 
 import importlib
+from functools import lru_cache
 from typing import Any
 
 from cardsim.simcore.config import ConfigError
 
-#: game -> (one-line description, rules module:class, {task: module})
-GAMES: dict[str, tuple[str, str, dict[str, str]]] = {
-    "tienlen": (
-        "Tiến Lên (Vietnamese climbing game), 2-4 players, 52 cards",
-        "cardsim.simcore.tienlen.rules:TienLenRules",
-        {"deal": "cardsim.simcore.tienlen.deal_task", "play": "cardsim.simcore.tienlen.play_task"},
-    ),
-    "tusac": (
-        "Four-colour cards (Tứ Sắc), 2-4 players, 112 cards",
-        "cardsim.simcore.tusac.rules:TuSacRules",
-        {"deal": "cardsim.simcore.tusac.deal_task", "play": "cardsim.simcore.tusac.play_task"},
-    ),
-    "loba": (
-        "Loba / Carioca (contract rummy), 2-5 players, 108 cards",
-        "cardsim.simcore.rummy.loba:LobaRules",
-        {"deal": "cardsim.simcore.rummy.loba", "play": "cardsim.simcore.rummy.loba_play"},
-    ),
-    "continental": (
-        "Continental (Spanish contract rummy), 2-4 players, 110 cards",
-        "cardsim.simcore.rummy.continental:ContinentalRules",
-        {"deal": "cardsim.simcore.rummy.continental", "play": "cardsim.simcore.rummy.continental_play"},
-    ),
+GAMES: dict[str, str] = {
+    "tienlen": "cardsim.simcore.tienlen.spec",
+    "tusac": "cardsim.simcore.tusac.spec",
+    "loba": "cardsim.simcore.rummy.spec:LOBA",
+    "continental": "cardsim.simcore.rummy.spec:CONTINENTAL",
 }
+
+TASKS = ("deal", "play")
 
 
 def game_names() -> list[str]:
     return list(GAMES)
 
 
-def _check_game(game: str) -> None:
+@lru_cache(maxsize=None)
+def get_spec(game: str):
+    """The :class:`GameSpec` of a game, or :class:`ConfigError` naming the known games."""
     if game not in GAMES:
         raise ConfigError(f"unknown game '{game}' (known: {', '.join(GAMES)})")
+    module, _, attribute = GAMES[game].partition(":")
+    spec = getattr(importlib.import_module(module), attribute or "SPEC")
+    if spec.name != game:
+        raise TypeError(f"{GAMES[game]}.SPEC is named {spec.name!r}, registered as {game!r}")
+    return spec
 
 
 def rules_class(game: str) -> Any:
     """The :class:`Rules` subclass of a game."""
-    _check_game(game)
-    module, _, name = GAMES[game][1].partition(":")
-    return getattr(importlib.import_module(module), name)
+    return get_spec(game).rules_cls
 
 
 def tasks_of(game: str) -> list[str]:
-    _check_game(game)
-    return list(GAMES[game][2])
+    get_spec(game)
+    return list(TASKS)
 
 
 def get_task(game: str, task: str) -> Any:
-    """The ``TASK`` object of a game's task, or :class:`ConfigError`."""
-    _check_game(game)
-    tasks = GAMES[game][2]
-    if task not in tasks:
-        raise ConfigError(f"'{task}' is not available for {game} yet (available: {', '.join(tasks)})")
-    return importlib.import_module(tasks[task]).TASK
+    """The :class:`~cardsim.simcore.tasks.Task` of a game's task, or :class:`ConfigError`."""
+    return get_spec(game).task(task)

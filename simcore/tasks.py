@@ -43,21 +43,73 @@ def grid_counts_table(chunk_id: int, events: Sequence[str], block, n: int) -> pa
                         block.reshape(-1), n)
 
 
-class DealTaskBase:
+class Task:
+    """A task of a game (``deal`` or ``play``): what the runner and the CLI call.
+
+    Every method has a working default; a game's task overrides what it needs.
+    ``run_chunk`` is the one method every task must implement.
+    """
+
+    name = ""
+    game = ""
+    #: option name -> default value (also the list of known options)
+    option_defaults: Mapping[str, Any] = {}
+    #: Games per chunk when the user does not say.
+    chunk_games = 1 << 22
+    #: Whether ``replay`` can print one game move by move.
+    can_replay = False
+
+    def option_names(self) -> tuple[str, ...]:
+        return tuple(self.option_defaults)
+
+    def tables(self, config) -> tuple[str, ...]:
+        """Output tables of a run of this task."""
+        raise NotImplementedError
+
+    def parse_options(self, rules, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Normalise user options and fill in defaults."""
+        options = dict(options)
+        for key, value in self.option_defaults.items():
+            options.setdefault(key, value)
+        return options
+
+    def check_options(self, rules, options: Mapping[str, Any]) -> None:
+        """Raise :class:`ConfigError` for unknown or bad options."""
+        unknown = set(options) - set(self.option_names())
+        if unknown:
+            raise ConfigError(f"unknown option(s) for {self.name} {self.game}: {', '.join(sorted(unknown))}")
+
+    def check_size(self, n: int, options: Mapping[str, Any]) -> None:
+        """Raise :class:`ConfigError` if ``n`` games are too many for these options."""
+
+    def default_chunk_size(self, options: Mapping[str, Any]) -> int:
+        return self.chunk_games
+
+    def check_chunk_size(self, chunk_size: int, options: Mapping[str, Any]) -> None:
+        """Raise :class:`ConfigError` if chunks of this size are not allowed."""
+
+    def run_chunk(self, config, chunk_id: int) -> dict[str, pa.Table]:
+        """The tables of one chunk (pure: no I/O)."""
+        raise NotImplementedError
+
+    def replay(self, seed: int, index: int, rules, options: Mapping[str, Any]) -> list[str]:
+        """Lines describing game ``index`` move by move."""
+        raise ConfigError(f"replay is not available for {self.name} {self.game}")
+
+
+class DealTaskBase(Task):
     """Common option handling of ``deal`` tasks (the only option is ``per_deal``)."""
 
-    game = ""
+    name = "deal"
+    option_defaults: Mapping[str, Any] = {"per_deal": False}
     #: Per-deal output is for inspection; beyond this it would dwarf the counts.
     max_per_deal = 10_000_000
 
-    @staticmethod
-    def tables(config) -> tuple[str, ...]:
+    def tables(self, config) -> tuple[str, ...]:
         return ("counts", "per_deal") if config.options.get("per_deal") else ("counts",)
 
-    def check_options(self, rules, options: Mapping[str, Any]) -> None:
-        unknown = set(options) - {"per_deal"}
-        if unknown:
-            raise ConfigError(f"unknown option(s) for deal {self.game}: {', '.join(sorted(unknown))}")
+    def parse_options(self, rules, options: Mapping[str, Any]) -> dict[str, Any]:
+        return dict(options)  # per_deal is only recorded when asked for (goldens, manifests)
 
     def check_size(self, n: int, options: Mapping[str, Any]) -> None:
         if options.get("per_deal") and n > self.max_per_deal:
@@ -124,7 +176,7 @@ def policy_codes(policies, players: int, names: Sequence[str]) -> np.ndarray:
     return np.array(codes, np.int64)
 
 
-class PlayTaskBase:
+class PlayTaskBase(Task):
     """Option handling shared by ``play`` tasks: per-seat policies plus game-specific options.
 
     Subclasses set ``game``, ``rules_cls``, ``policy_names``, ``default_policy``,
@@ -132,15 +184,18 @@ class PlayTaskBase:
     :meth:`check_extra`.
     """
 
-    game = ""
+    name = "play"
     policy_names: tuple[str, ...] = ()
     default_policy = "heuristic"
     option_defaults: Mapping[str, Any] = {}
     #: Games per chunk: a few seconds of work, a few MB of rows.
     chunk_games = 1 << 17
+    can_replay = True
 
-    @staticmethod
-    def tables(config) -> tuple[str, ...]:
+    def option_names(self) -> tuple[str, ...]:
+        return ("policies", *self.option_defaults)
+
+    def tables(self, config) -> tuple[str, ...]:
         return ("games",)
 
     def parse_options(self, rules, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -157,9 +212,7 @@ class PlayTaskBase:
         return options
 
     def check_options(self, rules, options: Mapping[str, Any]) -> None:
-        unknown = set(options) - {"policies", *self.option_defaults}
-        if unknown:
-            raise ConfigError(f"unknown option(s) for play {self.game}: {', '.join(sorted(unknown))}")
+        super().check_options(rules, options)
         policies = options.get("policies")
         if not isinstance(policies, (list, tuple)) or len(policies) != rules.players \
                 or any(p not in self.policy_names for p in policies):
@@ -169,6 +222,3 @@ class PlayTaskBase:
 
     def check_extra(self, rules, options: Mapping[str, Any]) -> None:
         """Validate game-specific options (override)."""
-
-    def default_chunk_size(self, options: Mapping[str, Any]) -> int:
-        return self.chunk_games

@@ -162,12 +162,13 @@ class RummyDealTask(DealTaskBase):
     Option ``draws`` (int K >= 0): also count ``contract_<label>_after_K``.
     """
 
+    option_defaults = {"draws": 0}
+
     def __init__(self, rules_cls, game: str):
         self.rules_cls = rules_cls
         self.game = game
 
-    @staticmethod
-    def tables(config) -> tuple[str, ...]:
+    def tables(self, config) -> tuple[str, ...]:
         return ("counts",)
 
     @staticmethod

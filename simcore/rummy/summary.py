@@ -1,0 +1,69 @@
+"""Loba and Continental on the pandas side: the play summary and the experiment metrics."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from cardsim.simcore.output import Dataset
+from cardsim.simcore.summarize import SummaryAccumulator, seat_columns
+
+
+def play_summary(dataset: Dataset) -> pd.DataFrame:
+    """Loba / Continental matches: win rate and total penalty points by seat and policy,
+    claims, rounds won and -10 closes per seat; per round: length, capped rounds, and
+    rounds won by a player who laid down and went out on the same turn."""
+    meta = dataset.meta
+    policies = meta["options"]["policies"]
+    claim_seats = set(meta["options"].get("claim_seats", []))
+    claims_on = bool(meta["rules"].get("claims"))
+
+    def label(seat: int) -> str:
+        right = ", may claim" if claims_on and seat in claim_seats else ""
+        return f"seat {seat} ({policies[seat]}{right})"
+
+    acc = SummaryAccumulator()
+    for part in dataset.iter_parts("matches"):
+        df = part.to_pandas()
+        seats = seat_columns(df, "total_")
+        winner = df["winner"].to_numpy()
+        for s in seats:
+            acc.rate("match_win_rate", label(s), winner == s)
+        for s in seats:
+            acc.mean("match_points", label(s), df[f"total_{s}"])
+        for policy in dict.fromkeys(policies):
+            group = [s for s in seats if policies[s] == policy]
+            acc.rate("match_win_rate", f"policy {policy}", np.concatenate([winner == s for s in group]))
+        for s in seats:
+            acc.mean("claims_per_match", f"seat {s}", df[f"claims_{s}"])
+        for s in seats:
+            acc.mean("rounds_won", f"seat {s}", df[f"rounds_won_{s}"])
+        if "minus10_0" in df:
+            for s in seats:
+                acc.mean("minus10_closes", f"seat {s}", df[f"minus10_{s}"])
+    for part in dataset.iter_parts("hands", columns=["contract", "turns", "capped", "closed_in_one_turn"]):
+        df = part.to_pandas()
+        df["contract"] = df["contract"].astype(str)
+        for contract, rows in df.groupby("contract", sort=False, observed=True):
+            acc.mean("round_turns", f"contract {contract}", rows["turns"])
+        acc.rate("capped_round", "all rounds", df["capped"].to_numpy())
+        acc.rate("laid_down_and_out_same_turn", "all rounds", df["closed_in_one_turn"].to_numpy())
+    return acc.table()
+
+
+def play_metrics(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per-match wins, total penalty points, claims, rounds won and -10 closes (``matches`` table)."""
+    out = pd.DataFrame(index=frame.index)
+    winner = frame["winner"].to_numpy()
+    seats = seat_columns(frame, "total_")
+    for seat in seats:
+        out[f"win_seat_{seat}"] = (winner == seat).astype(float)
+    for seat in seats:
+        out[f"points_seat_{seat}"] = frame[f"total_{seat}"].astype(float)
+    for seat in seats:
+        out[f"claims_seat_{seat}"] = frame[f"claims_{seat}"].astype(float)
+    for seat in seats:
+        out[f"rounds_won_seat_{seat}"] = frame[f"rounds_won_{seat}"].astype(float)
+    for seat in seats:
+        if f"minus10_{seat}" in frame:
+            out[f"minus10_seat_{seat}"] = frame[f"minus10_{seat}"].astype(float)
+    return out

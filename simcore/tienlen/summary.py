@@ -1,0 +1,77 @@
+"""Tiến Lên on the pandas side: the play summary and the experiment metrics."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from cardsim.simcore.output import Dataset
+from cardsim.simcore.summarize import SummaryAccumulator, seat_columns
+
+
+def play_summary(dataset: Dataset) -> pd.DataFrame:
+    """Win rate and points by seat and policy, 3♠ holder vs the rest, win rate by 2s
+    dealt, instant wins and game length, each with a 95% interval."""
+    players = dataset.meta["rules"]["players"]
+    policies = dataset.meta["options"]["policies"]
+    acc = SummaryAccumulator()
+    for part in dataset.iter_parts("games"):
+        df = part.to_pandas()
+        wins = {s: (df[f"place_{s}"] == 1).to_numpy() for s in range(players)}
+        for s in range(players):
+            acc.rate("win_rate", f"seat {s} ({policies[s]})", wins[s])
+        for s in range(players):
+            acc.mean("points", f"seat {s} ({policies[s]})", df[f"points_{s}"])
+        for policy in dict.fromkeys(policies):
+            seats = [s for s in range(players) if policies[s] == policy]
+            acc.rate("win_rate", f"policy {policy}", np.concatenate([wins[s] for s in seats]))
+            acc.mean("points", f"policy {policy}", np.concatenate([df[f"points_{s}"] for s in seats]))
+        holder = df["three_spades_seat"].to_numpy()
+        dealt = holder >= 0
+        holder_wins = np.zeros(len(df), bool)
+        others = []
+        for s in range(players):
+            holder_wins |= (holder == s) & wins[s]
+            others.append(wins[s][dealt & (holder != s)])
+        acc.rate("win_rate", "3♠ holder", holder_wins[dealt])
+        acc.rate("win_rate", "not 3♠ holder", np.concatenate(others))
+        for k in range(5):
+            hits = [wins[s][df[f"twos_dealt_{s}"].to_numpy() == k] for s in range(players)]
+            acc.rate("win_rate", f"{k} twos dealt", np.concatenate(hits))
+        acc.rate("instant_win", "any seat", df["instant_winner"].to_numpy() >= 0)
+        acc.mean("tricks", "per game", df["tricks"])
+        acc.mean("plays", "per game", df["plays"])
+        acc.mean("bombs_played", "per game", sum(df[f"bombs_played_{s}"].astype(float) for s in range(players)))
+        acc.mean("twos_chopped", "per game", sum(df[f"twos_chopped_{s}"].astype(float) for s in range(players)))
+    return acc.table()
+
+
+#: (game, task) -> summary function of a finished play dataset
+
+
+def deal_metrics(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per-deal indicators from the ``per_deal`` table: instant wins overall and by seat."""
+    out = pd.DataFrame(index=frame.index)
+    winner = frame["instant_winner"].astype(int)
+    out["instant_win"] = (winner >= 0).astype(float)
+    for seat in seat_columns(frame, "hand_"):
+        out[f"instant_win_seat_{seat}"] = (winner == seat).astype(float)
+    return out
+
+
+def play_metrics(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per-game wins, points and lengths from the ``games`` table."""
+    out = pd.DataFrame(index=frame.index)
+    for seat in seat_columns(frame, "place_"):
+        out[f"win_seat_{seat}"] = (frame[f"place_{seat}"] == 1).astype(float)
+    for seat in seat_columns(frame, "points_"):
+        out[f"points_seat_{seat}"] = frame[f"points_{seat}"].astype(float)
+    for column in ("tricks", "plays"):
+        if column in frame:
+            out[column] = frame[column].astype(float)
+    if "instant_winner" in frame:
+        out["instant_win"] = (frame["instant_winner"] >= 0).astype(float)
+    if "three_spades_seat" in frame:  # did the 3♠ holder (the first leader) win?
+        holder = frame["three_spades_seat"].to_numpy()
+        won = sum((holder == s) & (frame[f"place_{s}"].to_numpy() == 1) for s in seat_columns(frame, "place_"))
+        out["three_spades_holder_wins"] = won.astype(float)
+    return out

@@ -1,0 +1,75 @@
+"""Tứ Sắc on the pandas side: the play summary and the experiment metrics."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from cardsim.simcore.output import Dataset
+from cardsim.simcore.summarize import SummaryAccumulator, seat_columns
+
+
+def play_summary(dataset: Dataset) -> pd.DataFrame:
+    """Tứ Sắc games: win rate and points by seat and policy, draws, how the winning card
+    was taken, steals per seat by kind, tied win claims, game length, mulligans."""
+    policies = dataset.meta["options"]["policies"]
+    acc = SummaryAccumulator()
+    take_names = {0: "draw", 1: "eat", 2: "steal"}
+    for part in dataset.iter_parts("games"):
+        df = part.to_pandas()
+        winner = df["winner"].to_numpy()
+        seats = seat_columns(df, "points_")
+        for s in seats:
+            acc.rate("win_rate", f"seat {s} ({policies[s]})", winner == s)
+        for s in seats:
+            acc.mean("points", f"seat {s} ({policies[s]})", df[f"points_{s}"])
+        for policy in dict.fromkeys(policies):
+            group = [s for s in seats if policies[s] == policy]
+            acc.rate("win_rate", f"policy {policy}", np.concatenate([winner == s for s in group]))
+        acc.rate("draw", "no winner", winner < 0)
+        won = winner >= 0
+        for code, name in take_names.items():
+            acc.rate("winning_take", name, df["win_take"].to_numpy()[won] == code)
+        for kind in ("win", "quad", "triple"):
+            column = f"steals_{kind}_"
+            if any(c.startswith(column) for c in df.columns):
+                for s in seats:
+                    acc.mean(f"steals_{kind}", f"seat {s}", df[f"{column}{s}"])
+        if "claim_ties" in df:
+            acc.rate("win_claim_tie", "per game", df["claim_ties"].to_numpy() > 0)
+        if "winner_points" in df:
+            acc.mean("winner_points", "per won game", df["winner_points"].to_numpy()[won])
+        for column in ("turns", "mulligans", "stock_left"):
+            if column in df:
+                acc.mean(column, "per game", df[column])
+    return acc.table()
+
+
+def deal_metrics(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per-deal weak hands (the mulligan condition) from the ``per_deal`` table."""
+    out = pd.DataFrame(index=frame.index)
+    weak = frame["weak_seats"].to_numpy().astype(np.int64)
+    out["mulligan"] = (weak != 0).astype(float)
+    for seat in seat_columns(frame, "hand_"):
+        out[f"weak_hand_seat_{seat}"] = ((weak >> seat) & 1).astype(float)
+    return out
+
+
+def play_metrics(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per-game wins, points, steals, draws and length from the Tứ Sắc ``games`` table."""
+    out = pd.DataFrame(index=frame.index)
+    winner = frame["winner"].to_numpy()
+    seats = seat_columns(frame, "points_")
+    for seat in seats:
+        out[f"win_seat_{seat}"] = (winner == seat).astype(float)
+    for seat in seats:
+        out[f"points_seat_{seat}"] = frame[f"points_{seat}"].astype(float)
+    for seat in seats:
+        steals = [frame[c] for c in (f"steals_win_{seat}", f"steals_quad_{seat}", f"steals_triple_{seat}") if c in frame]
+        if steals:
+            out[f"steals_seat_{seat}"] = sum(x.astype(float) for x in steals)
+    out["draw"] = (winner < 0).astype(float)
+    if "claim_ties" in frame:
+        out["win_claim_tie"] = (frame["claim_ties"] > 0).astype(float)
+    if "turns" in frame:
+        out["turns"] = frame["turns"].astype(float)
+    return out
