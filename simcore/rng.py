@@ -46,6 +46,18 @@ def game_key(seed, index):
     return mix64(mix64(np.uint64(seed) ^ _SEED_SALT) + np.uint64(index) * GOLDEN)
 
 
+#: Salt of the search stream: a search policy's own randomness (determinizations,
+#: rollouts) must not shift the game's stream, so that the deal, the stock and the
+#: other seats' random choices stay the same whatever the seats' policies.
+_SEARCH_SALT = np.uint64(0xBB67AE8584CAA73B)
+
+
+@njit(cache=True, inline="always")
+def search_key(seed, index):
+    """Initial state of the search stream of game ``index`` (independent of :func:`game_key`)."""
+    return mix64(game_key(seed, index) ^ _SEARCH_SALT)
+
+
 @njit(cache=True, inline="always")
 def next_u64(state):
     """Advance the SplitMix64 stream. Returns ``(new_state, 64 random bits)``."""

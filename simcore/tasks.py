@@ -148,10 +148,48 @@ def parse_policy_text(text: str, players: int, names: Sequence[str], default: st
         if len(items) != players:
             raise ConfigError(f"--policy lists {len(items)} policies for {players} players")
         policies = items
-    for name in policies:
-        if name not in names:
-            raise ConfigError(f"unknown policy '{name}' (known: {', '.join(names)})")
-    return policies
+    return [canonical_policy(name, names) for name in policies]
+
+
+#: Policies that take a budget: ``search`` or ``search:N`` (N rollouts per decision).
+BUDGETED_POLICIES = ("search",)
+#: The budget of a bare ``search`` (rollouts per decision), unless a game says otherwise.
+DEFAULT_SEARCH_BUDGET = 64
+MAX_SEARCH_BUDGET = 1 << 20
+
+
+def split_policy(name: str) -> tuple[str, int]:
+    """``"search:256"`` -> ``("search", 256)``; ``"heuristic"`` -> ``("heuristic", 0)``.
+
+    Raises :class:`ConfigError` for a budget on a policy that takes none or a bad budget.
+    """
+    base, sep, param = str(name).strip().partition(":")
+    if not sep:
+        return base, (DEFAULT_SEARCH_BUDGET if base in BUDGETED_POLICIES else 0)
+    if base not in BUDGETED_POLICIES:
+        raise ConfigError(f"policy '{base}' takes no budget (got {name!r}); only {', '.join(BUDGETED_POLICIES)} does")
+    try:
+        budget = int(param.replace("_", ""))
+    except ValueError:
+        raise ConfigError(f"bad policy {name!r}: the budget after ':' must be an integer") from None
+    if not 1 <= budget <= MAX_SEARCH_BUDGET:
+        raise ConfigError(f"bad policy {name!r}: the budget must be in 1..{MAX_SEARCH_BUDGET}")
+    return base, budget
+
+
+def canonical_policy(name: str, names: Sequence[str]) -> str:
+    """Validate one policy name (``search`` gets its default budget: ``search:64``)."""
+    base, budget = split_policy(name)
+    if base not in names:
+        raise ConfigError(f"unknown policy '{name}' (known: {', '.join(names)}; search takes a budget: search:N)")
+    return f"{base}:{budget}" if base in BUDGETED_POLICIES else base
+
+
+def policy_budgets(policies, players: int) -> np.ndarray:
+    """The search budget of each seat (0 for policies without one), int64[players]."""
+    if isinstance(policies, str):
+        policies = [policies] * players
+    return np.array([split_policy(str(p))[1] if isinstance(p, str) else 0 for p in policies], np.int64)
 
 
 def policy_codes(policies, players: int, names: Sequence[str]) -> np.ndarray:
@@ -167,6 +205,7 @@ def policy_codes(policies, players: int, names: Sequence[str]) -> np.ndarray:
     codes = []
     for p in policies:
         if isinstance(p, str):
+            p = split_policy(p)[0]
             if p not in names:
                 raise ValueError(f"unknown policy {p!r} (known: {', '.join(names)})")
             p = names.index(p)
@@ -215,7 +254,7 @@ class PlayTaskBase(Task):
         super().check_options(rules, options)
         policies = options.get("policies")
         if not isinstance(policies, (list, tuple)) or len(policies) != rules.players \
-                or any(p not in self.policy_names for p in policies):
+                or any(not isinstance(p, str) or split_policy(p)[0] not in self.policy_names for p in policies):
             raise ConfigError(f"policies must name one of {', '.join(self.policy_names)} for each of "
                               f"{rules.players} seats")
         self.check_extra(rules, options)
