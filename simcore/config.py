@@ -121,6 +121,45 @@ class Switch:
             return tuple(c for c in self.choices if c in items)
         raise AssertionError(self.kind)
 
+    def encode(self, value: Any) -> int:
+        """The kernel's integer for a parsed value, declared once here for every game.
+
+        ``int``: the value; ``bool``: 0/1; ``choice``: its index in ``choices``;
+        ``set``: a bit mask (bit ``i`` set when ``choices[i]`` is in the set). ``list``
+        switches (ordered, repeats allowed) are not one integer: a game encodes them
+        itself (an array), so this raises.
+        """
+        if self.kind == "int":
+            return int(value)
+        if self.kind == "bool":
+            return int(bool(value))
+        if self.kind == "choice":
+            return self.choices.index(value)
+        if self.kind == "set":
+            return sum(1 << self.choices.index(x) for x in value)
+        raise TypeError(f"a {self.kind} switch has no single-integer kernel encoding")
+
+
+def param_layout(rules_cls: type, switches: tuple[str, ...], extras: tuple[str, ...] = ()) -> dict[str, int]:
+    """Index of each kernel parameter: the given rule switches, then ``extras``
+    (run options such as ``games_per_match``). Fails at import when a name is not a
+    switch of ``rules_cls`` or has no integer encoding, so the kernel's parameter
+    vector cannot drift from the rules class.
+    """
+    layout: dict[str, int] = {}
+    for name in switches:
+        switch = rules_cls.SWITCHES.get(name)
+        if switch is None:
+            raise TypeError(f"{rules_cls.__name__} has no switch {name!r}")
+        if switch.kind == "list":
+            raise TypeError(f"switch {name!r} is a list: encode it as an array, not a parameter")
+        layout[name] = len(layout)
+    for name in extras:
+        if name in layout:
+            raise TypeError(f"parameter {name!r} declared twice")
+        layout[name] = len(layout)
+    return layout
+
 
 @dataclass(frozen=True)
 class Rules:
@@ -150,6 +189,22 @@ class Rules:
 
     def validate(self) -> None:
         """Cross-switch checks; raise :class:`ConfigError`. Override in subclasses."""
+
+    def encode_params(self, layout: Mapping[str, int], extras: Mapping[str, int] | None = None) -> "np.ndarray":
+        """The int64 parameter vector of a :func:`param_layout`: switches encoded by
+        :meth:`Switch.encode`, extras (run options) given as integers."""
+        import numpy as np
+
+        extras = dict(extras or {})
+        params = np.zeros(len(layout), np.int64)
+        for name, index in layout.items():
+            if name in self.SWITCHES:
+                params[index] = self.SWITCHES[name].encode(getattr(self, name))
+            else:
+                params[index] = int(extras.pop(name))
+        if extras:
+            raise TypeError(f"unknown kernel parameter(s): {', '.join(extras)}")
+        return params
 
     def to_dict(self) -> dict[str, Any]:
         """Fully resolved switches, JSON-ready (tuples become lists)."""
