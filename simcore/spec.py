@@ -37,6 +37,8 @@ class MetricSpec:
     function: Callable[[Any], Any]
     required_options: Mapping[str, Any] = field(default_factory=dict)
     units: Mapping[str, str] = field(default_factory=dict)
+    #: ``points_seat_S`` are penalties (rummy totals): fewer is better when ranking seats.
+    points_lower_is_better: bool = False
 
     def unit_of(self, metric: str) -> str:
         """``rate`` or the unit given in :attr:`units` for the longest matching prefix."""

@@ -17,8 +17,9 @@ LOBA = GameSpec(
     play=LOBA_PLAY_TASK,
     summary=summary.play_summary,
     metrics={
-        "play": MetricSpec("matches", summary.play_metrics, units={"points_": "points", "claims_": "claims per match",
-                                                                   "rounds_won_": "rounds", "minus10_": "closes"}),
+        "play": MetricSpec("matches", summary.play_metrics, units={"points_": "penalty points", "claims_": "claims per match",
+                                                                   "rounds_won_": "rounds", "minus10_": "closes"},
+                           points_lower_is_better=True),
     },
     options=(
         OptionSpec("draws", "deal", "also count contracts held after K more stock cards"),
@@ -36,8 +37,9 @@ CONTINENTAL = GameSpec(
     play=CONTINENTAL_PLAY_TASK,
     summary=summary.play_summary,
     metrics={
-        "play": MetricSpec("matches", summary.play_metrics, units={"points_": "points", "claims_": "claims per match",
-                                                                   "rounds_won_": "rounds", "minus10_": "closes"}),
+        "play": MetricSpec("matches", summary.play_metrics, units={"points_": "penalty points", "claims_": "claims per match",
+                                                                   "rounds_won_": "rounds", "minus10_": "closes"},
+                           points_lower_is_better=True),
     },
     options=(
         OptionSpec("draws", "deal", "also count contracts held after K more stock cards"),
