@@ -159,6 +159,33 @@ def _experiment_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
     return parts
 
 
+def _ladder_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
+    """Rating table and the skill trace: rating (Elo vs the field) against search budget."""
+    from cardsim.analysis.ladder import budget_of
+
+    plt = _plt()
+    table = pd.read_parquet(path / "ratings.parquet")
+    parts = [_table_html(table, fmt)]
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    search = table[[budget_of(p) is not None for p in table["policy"]]].copy()
+    if len(search):
+        search["budget"] = [budget_of(p) for p in search["policy"]]
+        search = search.sort_values("budget")
+        err = np.vstack([search["elo"] - search["elo_ci_low"], search["elo_ci_high"] - search["elo"]])
+        ax.errorbar(search["budget"], search["elo"], yerr=err, fmt="o-", capsize=3, color="tab:red",
+                    label="search:N (95% CI)")
+        ax.set_xscale("log", base=2)
+    others = table[[budget_of(p) is None for p in table["policy"]]]
+    for k, row in enumerate(others.itertuples(index=False)):
+        ax.axhline(row.elo, ls="--", lw=0.9, color=f"C{k % 10}", label=f"{row.policy} ({row.elo:+.0f})")
+    ax.set_xlabel("search budget (rollouts per decision)")
+    ax.set_ylabel("rating vs field (Elo)")
+    ax.set_title("skill trace")
+    ax.legend(fontsize=7)
+    parts.append(figures.add(fig, "skill trace: rating against search budget"))
+    return parts
+
+
 def build_report(paths: list[str | os.PathLike], out: str | os.PathLike) -> Path:
     """Write a report of datasets and experiments to ``out`` (``.html`` or ``.md``)."""
     out = Path(out)
@@ -169,7 +196,14 @@ def build_report(paths: list[str | os.PathLike], out: str | os.PathLike) -> Path
     sections = []
     for raw in paths:
         path = Path(raw)
-        if (path / "comparison.parquet").is_file():
+        if (path / "ladder.json").is_file():
+            import json
+
+            meta = json.loads((path / "ladder.json").read_text())
+            title = (f"{meta['game']} ladder: {path.name} (field {meta['field']}, {meta['n']:,} deals per seat, "
+                     f"seed={meta['seed']})")
+            body = _ladder_section(path, figures, fmt)
+        elif (path / "comparison.parquet").is_file():
             title = f"Experiment {path.name}"
             body = _experiment_section(path, figures, fmt)
         else:

@@ -297,7 +297,8 @@ SET_HELP = "rule switch override key=value (repeatable); see `cardsim rules GAME
 CLAIM_SEATS_HELP = ("Loba/Continental: seats allowed to claim a refused discard: all (default), none, "
                     "or a list like 0,2 (with the rule switch claims on)")
 POLICY_HELP = ("policies: one for all seats (heuristic), one per seat (heuristic,random,greedy,random), "
-               "or SEAT=NAME pairs (0=heuristic,1=random; others heuristic). Names: random, heuristic "
+               "or SEAT=NAME pairs (0=search:256,1=random; others heuristic). Names: random, heuristic, "
+               "search (determinized Monte Carlo search, 64 rollouts per decision) or search:N "
                "(Tiến Lên also greedy)")
 
 # Options shared by several commands.
@@ -437,6 +438,101 @@ def replay_command(
         raise ConfigError("--game must be >= 0")
     for line in spec.replay(run_seed, index, rules, options):
         sys.stdout.write(line + "\n")
+
+
+LADDER_POLICIES_HELP = ("candidate policies, comma-separated (default: the game's policies plus "
+                        "search:16 and search:64)")
+
+
+@app.command("ladder")
+def ladder_command(
+    game: GameArg,
+    policies: Optional[str] = typer.Option(None, "--policies", help=LADDER_POLICIES_HELP),
+    field: str = typer.Option("heuristic", "--field", help="the policy of every other seat"),
+    games: str = typer.Option("2000", "--games", "-n", help="deals per candidate and seat (each deal is played "
+                                                            "with the candidate in every seat)"),
+    seed: SeedOpt = None,
+    threads: ThreadsOpt = None,
+    sets: SetsOpt = [],
+    rules_file: RulesFileOpt = None,
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="write ladder.json, ratings.parquet and "
+                                                                 "games.parquet into this new folder"),
+    overwrite: OverwriteOpt = False,
+    quiet: QuietOpt = False,
+    as_json: bool = typer.Option(False, "--json", help="print the rating table as JSON records"),
+) -> None:
+    """Rate policies against a fixed field: each candidate plays every seat on the same deals.
+
+    Prints win rate and points of the candidate's seat, its score against the field
+    (fraction of field players it finished ahead of) and a Bradley–Terry rating on the
+    Elo scale (field = 0) with 95% intervals. `cardsim report DIR` draws the skill trace
+    (rating against search budget).
+    """
+    import json as _json
+    import shutil
+
+    from cardsim.analysis.ladder import ratings
+    from cardsim.simcore.ladder import LadderConfig, play_ladder
+    from cardsim.simcore.output import check_output_path
+    from cardsim.simcore.registry import get_spec
+    from cardsim.simcore.runner import set_threads
+    from cardsim.simcore.tasks import canonical_policy
+
+    spec = get_spec(game)
+    rules = resolve_rules(game, rules_file, sets)
+    if policies is None:
+        names = [p for p in spec.policies if p != "search"]
+        names += ["search:16", "search:64"] if "search" in spec.policies else []
+    else:
+        names = [x.strip() for x in policies.split(",") if x.strip()]
+    names = list(dict.fromkeys(canonical_policy(x, spec.policies) for x in names))
+    field_name = canonical_policy(field, spec.policies)
+    config = LadderConfig(game=game, rules=rules, policies=tuple(names), field=field_name,
+                          n=parse_count(games, "--games"), seed=parse_seed(seed))
+    from cardsim.simcore.ladder import validate
+
+    validate(config)
+    if out is not None:
+        check_output_path(out, overwrite)
+    set_threads(threads)
+    progress = _LazyProgress(not quiet, f"ladder {game}", len(names) * rules.players)
+    try:
+        frame = play_ladder(config, on_step=progress.update)
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted; nothing was written") from None
+    finally:
+        progress.close()
+    table = ratings(frame)
+    if out is not None:
+        tmp = out.parent / f".{out.name}.ladder-tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        (tmp / "ladder.json").write_text(_json.dumps(config.manifest(), ensure_ascii=False, indent=2) + "\n")
+        table.to_parquet(tmp / "ratings.parquet", index=False)
+        frame.to_parquet(tmp / "games.parquet", index=False)
+        if out.exists():
+            shutil.rmtree(out)
+        tmp.rename(out)
+    print_ladder(table, as_json)
+    sys.stdout.flush()
+    if not as_json and not quiet:
+        where = f", written to {out}" if out is not None else ""
+        sys.stderr.write(f"{game} ladder: field {field_name}, {config.n:,} deals x {rules.players} seats per policy, "
+                         f"seed={config.seed}{where}\n")
+
+
+def print_ladder(table, as_json: bool) -> None:
+    """Print a ladder's rating table as text or JSON records."""
+    if as_json:
+        sys.stdout.write(table.to_json(orient="records", force_ascii=False) + "\n")
+        return
+    rows = [(r.policy, f"{r.games:,}", f"{r.win_rate:.3f} [{r.win_ci_low:.3f}, {r.win_ci_high:.3f}]",
+             f"{r.points:+.2f} [{r.points_ci_low:+.2f}, {r.points_ci_high:+.2f}]",
+             f"{r.score:.3f} [{r.score_ci_low:.3f}, {r.score_ci_high:.3f}]",
+             f"{r.elo:+.0f} [{r.elo_ci_low:+.0f}, {r.elo_ci_high:+.0f}]")
+            for r in table.itertuples(index=False)]
+    print_plain_table(("policy", "games", "win rate [95% CI]", "points [95% CI]", "score vs field",
+                       "rating (Elo) [95% CI]"), rows, right=(1,))
 
 
 @app.command("summary")

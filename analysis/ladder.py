@@ -1,0 +1,59 @@
+"""Ratings of a strength ladder (:mod:`cardsim.simcore.ladder`) with 95% intervals.
+
+Each candidate's *score* is its mean fraction of field seats beaten per game (ties
+1/2); the field scores 1/2 against itself. The rating is the Bradley–Terry strength
+against the field on the Elo scale, ``400 log10(score / (1 - score))`` (the field is
+0; +100 means the candidate beats a field player about 64% of the time), with the
+interval of the score (normal approximation over games, which are independent)
+carried through the same monotone map.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from cardsim.simcore.intervals import Z95, wilson
+
+RATING_COLUMNS = ["policy", "games", "win_rate", "win_ci_low", "win_ci_high", "points", "points_ci_low",
+                  "points_ci_high", "score", "score_ci_low", "score_ci_high", "elo", "elo_ci_low", "elo_ci_high"]
+
+
+def elo(score):
+    """Bradley–Terry rating on the Elo scale of a score (probability of beating the field)."""
+    score = np.clip(np.asarray(score, float), 1e-6, 1 - 1e-6)
+    return 400.0 * np.log10(score / (1.0 - score))
+
+
+def _mean_ci(values: np.ndarray) -> tuple[float, float, float]:
+    n = values.size
+    mean = float(values.mean())
+    se = float(values.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
+    return mean, mean - Z95 * se, mean + Z95 * se
+
+
+def ratings(games: pd.DataFrame) -> pd.DataFrame:
+    """One row per policy (strongest first): ``RATING_COLUMNS``.
+
+    ``games``: :func:`cardsim.simcore.ladder.play_ladder` rows. A game's unit is one
+    deal played with the candidate in one seat; seats are pooled.
+    """
+    rows = []
+    for policy, rows_p in games.groupby("policy", sort=False, observed=True):
+        n = len(rows_p)
+        wins = float(rows_p["win"].sum())
+        w_low, w_high = wilson(wins, n)
+        p_mean, p_low, p_high = _mean_ci(rows_p["points"].to_numpy(float))
+        s_mean, s_low, s_high = _mean_ci(rows_p["score"].to_numpy(float))
+        rows.append((str(policy), n, wins / n, float(w_low), float(w_high), p_mean, p_low, p_high,
+                     s_mean, s_low, s_high, float(elo(s_mean)), float(elo(max(s_low, 0.0))),
+                     float(elo(min(s_high, 1.0)))))
+    table = pd.DataFrame(rows, columns=RATING_COLUMNS)
+    return table.sort_values("elo", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def budget_of(policy: str) -> int | None:
+    """The rollout budget of a ``search:N`` policy, else ``None``."""
+    base, _, budget = str(policy).partition(":")
+    return int(budget) if base == "search" and budget.isdigit() else None
