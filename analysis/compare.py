@@ -79,6 +79,47 @@ def compare(baseline_path: str | os.PathLike, arm_paths: dict[str, str | os.Path
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
 
 
+def robustness(table: pd.DataFrame) -> pd.DataFrame:
+    """One verdict per (metric, arm) of a comparison run at several strengths.
+
+    Parameters
+    ----------
+    table : DataFrame
+        A comparison with a ``strength`` column, strengths in the order they were run
+        (weakest first, as the spec lists them).
+
+    Returns
+    -------
+    DataFrame
+        ``metric, arm, verdict, consistent_sign, overlapping``: ``consistent_sign`` when
+        every paired interval excludes 0 on the same side; ``overlapping`` when all the
+        intervals share a common value (the effect "stays within its interval").
+    """
+    rows = []
+    for (metric, arm), rows_ma in table.groupby(["metric", "arm"], sort=False):
+        d = rows_ma["difference"].to_numpy(float)
+        low = rows_ma["ci_low"].to_numpy(float)
+        high = rows_ma["ci_high"].to_numpy(float)
+        names = rows_ma["strength"].astype(str).tolist()
+        positive, negative = bool((low > 0).all()), bool((high < 0).all())
+        consistent = positive or negative
+        overlapping = bool(low.max() <= high.min())
+        change = f"{d[0]:+.4f} ({names[0]}) -> {d[-1]:+.4f} ({names[-1]})"
+        if overlapping and consistent:
+            verdict = f"robust: keeps its sign and stays within its interval across strengths; {change}"
+        elif overlapping:
+            verdict = f"no strength changes it beyond its interval (not significant at every strength); {change}"
+        elif consistent:
+            grows = abs(d[-1]) > abs(d[0])
+            verdict = f"keeps its sign but {'grows' if grows else 'shrinks'} with strength: {change}"
+        elif (low > 0).any() and (high < 0).any():
+            verdict = f"reverses its sign with strength: {change}"
+        else:
+            verdict = f"depends on strength (significant at some strengths only): {change}"
+        rows.append((metric, arm, verdict, consistent, overlapping))
+    return pd.DataFrame(rows, columns=["metric", "arm", "verdict", "consistent_sign", "overlapping"])
+
+
 def load_comparison(path: str | os.PathLike) -> pd.DataFrame:
     """The comparison table saved by ``cardsim experiment``."""
     file = Path(path) / "comparison.parquet"

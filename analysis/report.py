@@ -151,11 +151,16 @@ def _experiment_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
                 fmt="o", color="tab:red", ms=3, capsize=2, label="paired 95% CI (same deals)")
     ax.axvline(0, color="black", lw=0.8)
     ax.set_yticks(y)
-    ax.set_yticklabels([f"{m} [{a}]" for m, a in zip(shown["metric"], shown["arm"])], fontsize=7)
+    labels = shown["arm"] + (" @ " + shown["strength"].astype(str) if "strength" in shown else "")
+    ax.set_yticklabels([f"{m} [{a}]" for m, a in zip(shown["metric"], labels)], fontsize=7)
     ax.invert_yaxis()
     ax.set_xlabel("arm − baseline")
     ax.legend(fontsize=7)
     parts.append(figures.add(fig, "differences with 95% intervals"))
+    if "strength" in table:
+        from cardsim.analysis.compare import robustness
+
+        parts.append(_table_html(robustness(table)[["metric", "arm", "verdict"]], fmt))
     return parts
 
 

@@ -568,7 +568,7 @@ def experiment_command(
     import uuid
 
     from cardsim.analysis.compare import compare
-    from cardsim.simcore.experiment import arm_configs, read_experiment, write_experiment_json
+    from cardsim.simcore.experiment import read_experiment, write_experiment_json
     from cardsim.simcore.output import PartialRun, check_output_path
     from cardsim.simcore.runner import set_threads
 
@@ -582,14 +582,25 @@ def experiment_command(
     else:
         work = Path(tempfile.mkdtemp(prefix="cardsim-experiment-"))
     try:
-        paths = {}
-        for arm, config in zip(experiment.arms, arm_configs(experiment)):
-            path = work / arm.name
-            run = PartialRun.create(path, config.manifest())
-            run_missing_chunks(run, "local", None, None, quiet)
-            paths[arm.name] = run.commit()
+        import pandas as pd
+
+        from cardsim.simcore.experiment import strength_label, strength_runs
+
         names = [arm.name for arm in experiment.arms]
-        table = compare(paths[names[0]], {name: paths[name] for name in names[1:]})
+        tables = []
+        for strength, configs in strength_runs(experiment):
+            paths = {}
+            folder = work / strength_label(strength) if strength else work
+            folder.mkdir(exist_ok=True)
+            for arm, config in zip(experiment.arms, configs):
+                run = PartialRun.create(folder / arm.name, config.manifest())
+                run_missing_chunks(run, "local", None, None, quiet)
+                paths[arm.name] = run.commit()
+            part = compare(paths[names[0]], {name: paths[name] for name in names[1:]})
+            if strength:
+                part.insert(2, "strength", strength)
+            tables.append(part)
+        table = pd.concat(tables, ignore_index=True)
         if experiment.metrics:
             unknown = sorted(set(experiment.metrics) - set(table["metric"]))
             if unknown:
@@ -616,15 +627,27 @@ def experiment_command(
 
 
 def print_comparison(table, as_json: bool) -> None:
-    """Print an experiment comparison as text or JSON records."""
+    """Print an experiment comparison as text or JSON records; with strengths, each
+    effect at each strength and a robustness verdict per (metric, arm)."""
     if as_json:
         sys.stdout.write(table.to_json(orient="records") + "\n")
         return
-    rows = [(r.metric, r.arm, f"{r.baseline:.4f}", f"{r.value:.4f}", f"{r.difference:+.4f}",
-             f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]", f"[{r.unpaired_ci_low:+.4f}, {r.unpaired_ci_high:+.4f}]")
+    strengths = "strength" in table.columns
+    rows = [(r.metric, r.arm, *((r.strength,) if strengths else ()), f"{r.baseline:.4f}", f"{r.value:.4f}",
+             f"{r.difference:+.4f}", f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]",
+             f"[{r.unpaired_ci_low:+.4f}, {r.unpaired_ci_high:+.4f}]")
             for r in table.itertuples(index=False)]
-    print_plain_table(("metric", "arm", "baseline", "arm value", "difference", "95% CI (paired)",
-                       "95% CI (unpaired)"), rows, right=(2, 3, 4, 5, 6))
+    header = ("metric", "arm", *(("strength",) if strengths else ()), "baseline", "arm value", "difference",
+              "95% CI (paired)", "95% CI (unpaired)")
+    first = 3 if strengths else 2
+    print_plain_table(header, rows, right=tuple(range(first, first + 5)))
+    if strengths:
+        from cardsim.analysis.compare import robustness
+
+        sys.stdout.write("\n")
+        verdicts = robustness(table)
+        print_plain_table(("metric", "arm", "across strengths"),
+                          [(r.metric, r.arm, r.verdict) for r in verdicts.itertuples(index=False)])
 
 
 @app.command("report")

@@ -14,6 +14,11 @@ An experiment spec is a TOML file::
     name = "southern"
     rules = { chop_rules = "southern" }
     metrics = ["win_seat_0", "tricks"]   # optional: report only these
+    policies = ["heuristic", "search:64", "search:256"]  # optional: every arm at each strength
+
+With ``policies`` (play experiments), every arm runs once per entry (a ``--policy``
+text: one policy for every seat, or per seat) on the same deals, and the comparison
+shows each effect at each strength with a robustness verdict.
 
 Every arm runs with the same seed and chunking, so game ``i`` of every arm starts from
 the same deal (common random numbers) and differences can be taken game by game.
@@ -31,7 +36,8 @@ from typing import Any
 from cardsim.simcore import registry
 from cardsim.simcore.config import ConfigError
 
-_SPEC_KEYS = {"name", "game", "task", "n", "seed", "chunk_size", "baseline", "arms", "description", "metrics"}
+_SPEC_KEYS = {"name", "game", "task", "n", "seed", "chunk_size", "baseline", "arms", "description", "metrics",
+              "policies"}
 _ARM_KEYS = {"name", "rules", "options"}
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
@@ -54,11 +60,13 @@ class Experiment:
     arms: tuple[Arm, ...]  # arms[0] is the baseline
     description: str = ""
     metrics: tuple[str, ...] = ()  # metrics to report (empty: all)
+    strengths: tuple[str, ...] = ()  # policy texts: every arm is run at each (empty: as the arms say)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name, "game": self.game, "task": self.task, "n": self.n, "seed": self.seed,
             "chunk_size": self.chunk_size, "description": self.description, "metrics": list(self.metrics),
+            "policies": list(self.strengths),
             "arms": [{"name": a.name, "rules": a.rules.to_dict(), "options": a.options} for a in self.arms],
         }
 
@@ -140,6 +148,22 @@ def parse_experiment(data: dict[str, Any], source: str = "spec", n_override: int
     if not isinstance(metrics, list) or not all(isinstance(m, str) for m in metrics):
         raise ConfigError(f"{source}: metrics must be a list of metric names")
     metrics = tuple(metrics)
+    strengths = data.get("policies", [])
+    if not isinstance(strengths, list) or not all(isinstance(p, str) and p.strip() for p in strengths) \
+            or len(set(strengths)) != len(strengths):
+        raise ConfigError(f"{source}: policies must be a list of distinct policy texts (e.g. [\"heuristic\", \"search:64\"])")
+    if strengths and task != "play":
+        raise ConfigError(f"{source}: policies (strengths) need task = \"play\"")
+    if strengths and any("policy" in _table(a.get("options"), "arm") or "policies" in _table(a.get("options"), "arm")
+                         for a in [baseline, *arms_data] if isinstance(a, dict)):
+        raise ConfigError(f"{source}: with policies = [...] the arms must not set their own policy")
+    for strength in strengths:
+        for arm in arms:
+            try:
+                spec.check_options(arm.rules, strength_options(spec, arm, strength))
+            except ConfigError as exc:
+                raise ConfigError(f"{source}: policies entry {strength!r}: {exc}") from None
+    strengths = tuple(strengths)
     if chunk_size is None:  # the same chunking for every arm keeps game i paired
         chunk_size = min(spec.default_chunk_size(a.options) for a in arms)
     for arm in arms:
@@ -149,7 +173,19 @@ def parse_experiment(data: dict[str, Any], source: str = "spec", n_override: int
             raise ConfigError(f"{source}: arm {arm.name}: {exc}") from None
     return Experiment(name=str(data.get("name", Path(source).stem)), game=game, task=task, n=n, seed=seed,
                       chunk_size=chunk_size, arms=tuple(arms), description=str(data.get("description", "")),
-                      metrics=metrics)
+                      metrics=metrics, strengths=strengths)
+
+
+def strength_options(task, arm: Arm, strength: str) -> dict[str, Any]:
+    """An arm's options with every seat's policy set by the policy text ``strength``."""
+    options = {k: v for k, v in arm.options.items() if k != "policies"}
+    options["policy"] = strength
+    return task.parse_options(arm.rules, options)
+
+
+def strength_label(strength: str) -> str:
+    """A folder-safe name of a strength (``search:64`` -> ``search-64``)."""
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "-", strength).strip("-") or "policy"
 
 
 def read_experiment(path: str | Path, n_override: int | None = None, seed_override: int | None = None) -> Experiment:
@@ -171,6 +207,21 @@ def arm_configs(experiment: Experiment):
     return [RunConfig(game=experiment.game, task=experiment.task, rules=arm.rules, n=experiment.n,
                       seed=experiment.seed, chunk_size=experiment.chunk_size, options=arm.options)
             for arm in experiment.arms]
+
+
+def strength_runs(experiment: Experiment):
+    """``[(strength, [RunConfig per arm, baseline first])]``: one entry per strength, or
+    ``[("", arm_configs(...))]`` when the spec sets no ``policies``."""
+    from cardsim.simcore.runner import RunConfig
+
+    if not experiment.strengths:
+        return [("", arm_configs(experiment))]
+    task = registry.get_task(experiment.game, experiment.task)
+    return [(strength, [RunConfig(game=experiment.game, task=experiment.task, rules=arm.rules, n=experiment.n,
+                                  seed=experiment.seed, chunk_size=experiment.chunk_size,
+                                  options=strength_options(task, arm, strength))
+                        for arm in experiment.arms])
+            for strength in experiment.strengths]
 
 
 def write_experiment_json(out: Path, experiment: Experiment) -> None:
