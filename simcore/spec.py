@@ -89,6 +89,10 @@ class GameSpec:
         The game's own task options, for help and validation.
     rules_doc : str
         Repository path of the rules as implemented (``docs/rules/tienlen.md``).
+    exact : str
+        ``"module:function"`` of the game's exact deal probabilities,
+        ``function(rules) -> [(event, seat or "any", low, high)]`` (``low == high`` when
+        exact, else a guaranteed bracket); empty when the game has none yet.
     """
 
     name: str
@@ -100,6 +104,7 @@ class GameSpec:
     metrics: Mapping[str, MetricSpec]
     options: tuple[OptionSpec, ...] = ()
     rules_doc: str = ""
+    exact: str = ""
 
     def __post_init__(self) -> None:
         problems = []
@@ -134,6 +139,17 @@ class GameSpec:
     @property
     def policies(self) -> tuple[str, ...]:
         return tuple(self.play.policy_names)
+
+    def exact_rows(self, rules) -> list:
+        """Exact deal probabilities for ``rules`` (see ``exact``), or ConfigError."""
+        import importlib
+
+        from cardsim.simcore.config import ConfigError
+
+        if not self.exact:
+            raise ConfigError(f"no exact values are available for {self.name} yet")
+        module, _, function = self.exact.partition(":")
+        return getattr(importlib.import_module(module), function)(rules)
 
     def metric_spec(self, task: str) -> MetricSpec:
         from cardsim.simcore.config import ConfigError

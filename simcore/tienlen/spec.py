@@ -21,4 +21,5 @@ SPEC = GameSpec(
     },
     options=(OptionSpec("games_per_match", "play", "games per match (the previous winner leads the next game)"),),
     rules_doc="docs/rules/tienlen.md",
+    exact="cardsim.simcore.tienlen.exact:exact_table",
 )

@@ -20,4 +20,5 @@ SPEC = GameSpec(
                                                                  "turns": "turns"}),
     },
     rules_doc="docs/rules/tusac.md",
+    exact="cardsim.simcore.tusac.exact:exact_table",
 )
