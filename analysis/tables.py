@@ -72,6 +72,27 @@ def rates(counts: pd.DataFrame) -> pd.DataFrame:
     return out[RATE_COLUMNS]
 
 
+def with_exact(table: pd.DataFrame, exact_rows) -> pd.DataFrame:
+    """Add ``exact_low``, ``exact_high`` (equal when the value is exact; NaN when no
+    exact value exists) and ``z``: how many standard errors the simulated rate lies
+    outside ``[exact_low, exact_high]`` (0 inside; signed, positive above)."""
+    lookup = {(event, str(seat)): (float(low), float(high)) for event, seat, low, high in exact_rows}
+    low = np.full(len(table), np.nan)
+    high = np.full(len(table), np.nan)
+    for i, (event, seat) in enumerate(zip(table["event"], table["seat"])):
+        if (event, str(seat)) in lookup:
+            low[i], high[i] = lookup[(event, str(seat))]
+    rate = table["rate"].to_numpy(float)
+    n = table["n"].to_numpy(float)
+    nearest = np.clip(rate, low, high)
+    se = np.sqrt(np.maximum(nearest * (1 - nearest), 1.0 / n) / n)
+    out = table.copy()
+    out["exact_low"] = low
+    out["exact_high"] = high
+    out["z"] = np.where(np.isnan(low), np.nan, (rate - nearest) / se)
+    return out
+
+
 def summary(path: str | os.PathLike) -> pd.DataFrame:
     """The summary table of a finished run (what the CLI prints at the end)."""
     from cardsim.simcore.registry import get_spec
@@ -79,7 +100,12 @@ def summary(path: str | os.PathLike) -> pd.DataFrame:
     dataset = Dataset(path)
     game, task = dataset.meta.get("game"), dataset.meta.get("task")
     if task == "deal":
-        return rates(dataset.read("counts"))
+        table = rates(dataset.read("counts"))
+        spec = get_spec(str(game))
+        if spec.exact:
+            rules = spec.rules_cls.from_settings(dataset.meta["rules"])
+            table = with_exact(table, spec.exact_rows(rules))
+        return table
     if task == "play":
         return get_spec(str(game)).summary(dataset)
     raise ConfigError(f"no summary for {game} {task}")

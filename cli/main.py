@@ -96,10 +96,11 @@ def print_summary(table, as_json: bool) -> None:
                 for r in table.itertuples(index=False)]
         print_plain_table(("metric", "group", "n", "value", "95% CI"), rows, right=(2, 3, 4))
         return
+    exact = "exact_low" in table.columns
     if as_json:
         records = []
         for row in table.itertuples(index=False):
-            records.append({
+            record = {
                 "event": row.event,
                 "seat": row.seat if row.seat == "any" else int(row.seat),
                 "count": int(row.count),
@@ -107,12 +108,28 @@ def print_summary(table, as_json: bool) -> None:
                 "rate": float(row.rate),
                 "ci_low": float(row.ci_low),
                 "ci_high": float(row.ci_high),
-            })
+            }
+            if exact:
+                record.update({k: (None if row_value != row_value else float(row_value))
+                               for k, row_value in (("exact_low", row.exact_low), ("exact_high", row.exact_high),
+                                                    ("z", row.z))})
+            records.append(record)
         sys.stdout.write(json.dumps(records) + "\n")
         return
     rows = [(row.event, str(row.seat), f"{row.count:,}", f"{row.n:,}", f"{row.rate:.6f}",
-             f"[{row.ci_low:.6f}, {row.ci_high:.6f}]") for row in table.itertuples(index=False)]
-    print_plain_table(("event", "seat", "count", "n", "rate", "95% CI"), rows, right=(1, 2, 3, 4, 5))
+             f"[{row.ci_low:.6f}, {row.ci_high:.6f}]",
+             *((_exact_text(row.exact_low, row.exact_high), "" if row.z != row.z else f"{row.z:+.2f}")
+               if exact else ()))
+            for row in table.itertuples(index=False)]
+    header = ("event", "seat", "count", "n", "rate", "95% CI") + (("exact", "z") if exact else ())
+    print_plain_table(header, rows, right=(1, 2, 3, 4, 5, 6, 7))
+
+
+def _exact_text(low: float, high: float) -> str:
+    """An exact value, or its guaranteed bracket; blank when there is none."""
+    if low != low:
+        return ""
+    return f"{low:.6f}" if low == high else f"[{low:.6f}, {high:.6f}]"
 
 
 def print_plain_table(header, rows, right=()) -> None:
@@ -168,21 +185,11 @@ def task_options(spec, rules, options: dict[str, Any]) -> dict[str, Any]:
 
 def run_missing_chunks(run, backend: str, scheduler: Optional[str], workers: Optional[int], quiet: bool) -> None:
     """Execute the chunks of ``run`` that have no parts yet, on the chosen backend."""
-    from cardsim.simcore.runner import execute_local
+    from cardsim.simcore import lifecycle
 
-    missing = run.missing_chunks()
-    progress = _LazyProgress(not quiet, f"{run.manifest['task']} {run.manifest['game']}", len(missing))
+    progress = _LazyProgress(not quiet, f"{run.manifest['task']} {run.manifest['game']}", len(run.missing_chunks()))
     try:
-        if backend == "dask":
-            from cardsim.simcore.dask_backend import execute_dask
-
-            execute_dask(run, missing, scheduler=scheduler, workers=workers, on_chunk=progress.update)
-        else:
-            execute_local(run, missing, on_chunk=progress.update)
-    except OSError as exc:
-        done = run.manifest["n_chunks"] - len(run.missing_chunks())
-        raise RunFailed(f"writing the dataset failed: {exc.strerror or exc} ({done} of "
-                        f"{run.manifest['n_chunks']} chunks are saved; fix the cause, then 'cardsim resume {run.out}')") from None
+        lifecycle.execute(run, backend, scheduler, workers, on_chunk=progress.update)
     finally:
         progress.close()
 
@@ -199,8 +206,9 @@ def check_backend(backend: str, scheduler: Optional[str], workers: Optional[int]
 def finish_and_report(run, out_is_temporary: bool, overwrite: bool, as_json: bool, quiet: bool) -> None:
     """Commit the finished run and print its summary."""
     from cardsim import analysis
+    from cardsim.simcore import lifecycle
 
-    path = run.commit(overwrite=overwrite)
+    path = lifecycle.commit(run, overwrite=overwrite)
     print_summary(analysis.summary(path), as_json)
     if not as_json and not quiet:
         meta = run.manifest
@@ -214,13 +222,12 @@ def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Opti
                 backend: str = "local", scheduler: Optional[str] = None, workers: Optional[int] = None,
                 resume: bool = False) -> None:
     """Validate everything, run all chunks, write the dataset atomically, print the summary."""
-    import shutil
-    import tempfile
-
-    from cardsim.simcore.output import PartialRun, check_output_path, partial_path
+    from cardsim.simcore import lifecycle
     from cardsim.simcore.runner import RunConfig, set_threads
 
     spec = registry.get_task(game, task)
+    if rules_file is not None:
+        lifecycle.check_input_file(rules_file, "rules file")
     rules = resolve_rules(game, rules_file, sets)
     options = task_options(spec, rules, options)
     spec.check_size(n, options)
@@ -238,33 +245,28 @@ def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Opti
     if resume and out is None:
         raise ConfigError("--resume needs --out PATH")
 
-    temporary = None
     if out is None:  # still stream through a dataset: memory stays bounded
-        temporary = Path(tempfile.mkdtemp(prefix="cardsim-"))
-        out = temporary / "run"
-    try:
-        if resume and partial_path(Path(out)).exists():
-            run = PartialRun.open(Path(out))
-            same = {k: v for k, v in run.manifest.items() if k != "created"} == \
-                   {k: v for k, v in manifest.items() if k != "created"}
-            if not same:
-                raise ConfigError(f"the unfinished run for {out} has different settings "
-                                  f"(see {partial_path(Path(out))}/manifest.json); use --overwrite to start again")
-        else:
-            check_output_path(out, overwrite)
-            run = PartialRun.create(Path(out), manifest, overwrite)
+        with lifecycle.temporary_folder() as folder:
+            run = lifecycle.start_run(folder / "run", manifest, overwrite=False, resume=False)
+            try:
+                run_missing_chunks(run, backend, scheduler, workers, quiet)
+                finish_and_report(run, True, False, as_json, quiet)
+            except KeyboardInterrupt:
+                raise Interrupted("interrupted") from None
+            except RunFailed as exc:  # nothing to resume: the temporary folder goes
+                raise RunFailed(str(exc).split(" (")[0]) from None
+        return
+    out = lifecycle.resolve_out(out)  # expanded once; absolute for remote workers
+    with lifecycle.OutputLock(out):
+        lifecycle.clean_debris(out)
+        run = lifecycle.start_run(out, manifest, overwrite, resume)
         try:
             run_missing_chunks(run, backend, scheduler, workers, quiet)
         except KeyboardInterrupt:
-            if temporary is None:
-                saved = manifest["n_chunks"] - len(run.missing_chunks())
-                raise Interrupted(f"interrupted; {saved} of {manifest['n_chunks']} chunks are saved: "
-                                  f"finish with 'cardsim resume {out}'") from None
-            raise Interrupted("interrupted") from None
-        finish_and_report(run, temporary is not None, overwrite, as_json, quiet)
-    finally:
-        if temporary is not None:
-            shutil.rmtree(temporary, ignore_errors=True)
+            saved = lifecycle.saved_chunks(run)
+            raise Interrupted(f"interrupted; {saved} of {manifest['n_chunks']} chunks are saved: "
+                              f"finish with 'cardsim resume {out}'") from None
+        finish_and_report(run, False, overwrite, as_json, quiet)
 
 
 # ----------------------------------------------------------------------------- commands
@@ -535,6 +537,35 @@ def print_ladder(table, as_json: bool) -> None:
                        "rating (Elo) [95% CI]"), rows, right=(1,))
 
 
+@app.command("exact")
+def exact_command(
+    game: GameArg,
+    sets: SetsOpt = [],
+    rules_file: RulesFileOpt = None,
+    as_json: bool = typer.Option(False, "--json", help="JSON records: event, seat, exact_low, exact_high"),
+) -> None:
+    """Exact probabilities of deal events, for the configured rules (players, cards, deck).
+
+    Computed by dynamic programmes / generating functions, not simulation. Where the
+    table ("any seat") value has no cheap exact form, a guaranteed bracket [low, high]
+    is printed when it is narrow. `cardsim summary` of a deal run shows these values
+    and the z-score of each simulated rate next to it.
+    """
+    from cardsim.simcore.registry import get_spec
+
+    spec = get_spec(game)
+    rules = resolve_rules(game, rules_file, sets)
+    rows = spec.exact_rows(rules)
+    if as_json:
+        records = [{"event": e, "seat": s if s == "any" else int(s), "exact_low": float(lo), "exact_high": float(hi)}
+                   for e, s, lo, hi in rows]
+        sys.stdout.write(json.dumps(records) + "\n")
+        return
+    table = [(e, str(s), _exact_text(float(lo), float(hi)), "exact" if lo == hi else "bracket")
+             for e, s, lo, hi in rows]
+    print_plain_table(("event", "seat", "probability", "kind"), table, right=(1, 2))
+
+
 @app.command("summary")
 def summary_command(
     path: Path = typer.Argument(..., help="dataset directory written with --out"),
@@ -572,15 +603,28 @@ def experiment_command(
     from cardsim.simcore.output import PartialRun, check_output_path
     from cardsim.simcore.runner import set_threads
 
+    from cardsim.simcore import lifecycle
+    from cardsim.simcore.output import replace_directory
+
+    lifecycle.check_input_file(spec_file, "experiment spec")
     experiment = read_experiment(spec_file, parse_count(n, "--n") if n is not None else None,
                                  parse_seed(seed) if seed is not None else None)
     set_threads(threads)
     if out is not None:
-        check_output_path(out, overwrite)
-        work = out.absolute().parent / f".{out.name}.experiment-{uuid.uuid4().hex[:8]}"
-        work.mkdir()
+        out = lifecycle.resolve_out(out)
+        lock = lifecycle.OutputLock(out).acquire()  # one writer per output; released in the finally below
+        try:
+            lifecycle.clean_debris(out)
+            out = check_output_path(out, overwrite)
+            work = out.parent / f".{out.name}.experiment-{uuid.uuid4().hex[:8]}"
+            work.mkdir()
+        except BaseException:
+            lock.release()
+            raise
     else:
+        lifecycle.clean_stale_temp_dirs()
         work = Path(tempfile.mkdtemp(prefix="cardsim-experiment-"))
+        lock = lifecycle.OutputLock(work / "run", work / ".run.lock").acquire()
     try:
         import pandas as pd
 
@@ -611,14 +655,13 @@ def experiment_command(
         table.to_csv(work / "comparison.csv", index=False)
         write_experiment_json(work, experiment)
         if out is not None:
-            if out.exists():
-                shutil.rmtree(out)
-            work.rename(out)
+            replace_directory(work, out, overwrite=True)  # checked above: --overwrite or nothing there
     except KeyboardInterrupt:
         raise Interrupted("interrupted; experiments restart from scratch") from None
     finally:
         if out is None or work.exists():
             shutil.rmtree(work, ignore_errors=True)
+        lock.release()
     print_comparison(table, as_json)
     if not as_json and not quiet:
         where = f", written to {out}" if out is not None else ""
@@ -674,31 +717,34 @@ def resume_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Finish an interrupted run: run only its missing chunks (same result as an uninterrupted run)."""
-    from cardsim.simcore.output import PartialRun
-    from cardsim.simcore.runner import RunConfig, set_threads
+    from cardsim.simcore import lifecycle
+    from cardsim.simcore.runner import set_threads
 
     check_backend(backend, scheduler, workers)
     set_threads(threads)
-    run = PartialRun.open(path)
-    RunConfig.from_manifest(run.manifest)  # validates game, task and rules before any work
-    try:
-        run_missing_chunks(run, backend, scheduler, workers, quiet)
-    except KeyboardInterrupt:
-        raise Interrupted(f"interrupted; resume again with 'cardsim resume {path}'") from None
-    finish_and_report(run, False, False, as_json, quiet)
+    out = lifecycle.resolve_out(path)  # absolute: remote workers run in other folders
+    with lifecycle.OutputLock(out):
+        lifecycle.clean_debris(out)
+        run = lifecycle.reopen_run(out)  # damaged parts (power loss, a killed writer) are deleted and redone
+        try:
+            run_missing_chunks(run, backend, scheduler, workers, quiet)
+        except KeyboardInterrupt:
+            raise Interrupted(f"interrupted; {lifecycle.saved_chunks(run)} of {run.manifest['n_chunks']} chunks "
+                              f"are saved: resume again with 'cardsim resume {path}'") from None
+        finish_and_report(run, False, False, as_json, quiet)
 
 
 @app.command("verify")
 def verify_command(path: Path = typer.Argument(..., help="dataset directory")) -> None:
     """Check a dataset: manifest vs parts, row counts, checksums, metadata. Exit 1 on any problem."""
-    from cardsim.simcore.output import verify
+    from cardsim.simcore.output import Dataset, verify
 
     problems = verify(path)
     if problems:
         for problem in problems:
             sys.stdout.write(f"PROBLEM {problem}\n")
         raise RunFailed(f"{path}: {len(problems)} problem(s) found")
-    meta = json.loads((path / "run.json").read_text())
+    meta = Dataset(path).meta
     rows = sum(p["rows"] for p in meta["parts"])
     sys.stdout.write(f"OK {path}: {meta['game']} {meta['task']}, n={meta['n']:,}, "
                      f"{len(meta['parts'])} parts, {rows:,} rows, checksums match\n")
@@ -728,6 +774,15 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except (OverflowError, RecursionError, UnicodeDecodeError) as exc:
+        # Raised by parsing what the user gave (--deals 1e400, --game 2**63, a deeply
+        # nested or non-UTF-8 TOML file) before any run starts: bad input, not a bug.
+        if os.environ.get("CARDSIM_DEBUG"):
+            raise
+        what = {OverflowError: "a number is out of range", RecursionError: "an input is nested too deeply",
+                UnicodeDecodeError: "an input file is not UTF-8 text"}[type(exc)]
+        _error(f"{what} ({exc})")
+        return 2
     except Exception as exc:  # a bug, not bad input: one line, the traceback on request
         if os.environ.get("CARDSIM_DEBUG"):
             raise
@@ -739,8 +794,17 @@ def main(argv: Optional[list[str]] = None) -> int:
 
 
 def _error(message: str) -> None:
-    """One line on stderr, never wrapped."""
-    sys.stderr.write("cardsim: error: " + " ".join(message.split()) + "\n")
+    """One line on stderr, never wrapped; an echoed value of any length is cut to 240 characters."""
+    words = [word if len(word) <= _ERROR_WORD_CHARS else f"{word[:_ERROR_WORD_CHARS - 20]}...({len(word):,} characters)"
+             for word in message.split()]
+    line = " ".join(words)
+    if len(line) > _ERROR_LINE_CHARS:
+        line = line[:_ERROR_LINE_CHARS] + "..."
+    sys.stderr.write("cardsim: error: " + line + "\n")
+
+
+_ERROR_WORD_CHARS = 240
+_ERROR_LINE_CHARS = 1000
 
 
 if __name__ == "__main__":

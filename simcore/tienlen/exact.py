@@ -34,7 +34,7 @@ def _either(a, b):
     return (ia, ib), (lambda s, r, k: (sa(s[0], r, k), sb(s[1], r, k))), (lambda s: fa(s[0]) or fb(s[1]))
 
 
-_BOMB_FOUR = (False, lambda s, r, k: s or (k == 4 and r != 12), lambda s: s)
+_BOMB_FOUR = (False, lambda s, r, k: s or k == 4, lambda s: s)  # four of a kind, 2s included (as the kernel counts)
 _BOMB_DSEQ = _run(2, 3)
 
 #: event -> (initial state, step(state, rank, cards taken) -> state, accept(state))
