@@ -23,8 +23,8 @@ def _aligned_parts(baseline: Dataset, arm: Dataset, table: str):
     if [p.name for p in base_parts] != [p.name for p in arm_parts]:
         raise ConfigError(f"{arm.path} and {baseline.path} were not chunked alike: cannot pair games")
     for base_part, arm_part in zip(base_parts, arm_parts):
-        a = pd.read_parquet(base_part)
-        b = pd.read_parquet(arm_part)
+        a = baseline.read_part(base_part).to_pandas()  # checked against run.json first
+        b = arm.read_part(arm_part).to_pandas()
         key = next((c for c in _INDEX_COLUMNS if c in a.columns), None)
         if key is not None:
             a = a.sort_values(key).reset_index(drop=True)
@@ -77,6 +77,53 @@ def compare(baseline_path: str | os.PathLike, arm_paths: dict[str, str | os.Path
                 "se_ratio": paired["se"] / unpaired["se"] if unpaired["se"] > 0 else float("nan"),
             })
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+
+
+SWEEP_COLUMNS = ["switch", "value", "metric", "unit", "n", "estimate", "ci_low", "ci_high"]
+
+
+def sweep_table(switch: str, arm_paths: dict[object, str | os.PathLike]) -> pd.DataFrame:
+    """Tidy sweep results: one row per (value, metric) with a 95% interval.
+
+    Parameters
+    ----------
+    switch : str
+        The swept switch (or ``players``).
+    arm_paths : dict
+        ``{value: dataset path}`` in sweep order.
+
+    Returns
+    -------
+    DataFrame
+        ``SWEEP_COLUMNS``; ``estimate`` is the metric's mean per game (a rate for 0/1
+        metrics), ``unit`` says which (``rate`` or the metric's unit).
+    """
+    from cardsim.simcore.registry import get_spec
+
+    rows = []
+    for value, path in arm_paths.items():
+        dataset = Dataset(path)
+        spec = get_spec(dataset.meta["game"]).metric_spec(dataset.meta["task"])
+        sums: dict[str, list[float]] = {}
+        for part in dataset.iter_parts(spec.table):
+            metrics = spec.function(part.to_pandas())
+            for column in metrics.columns:
+                x = metrics[column].to_numpy(float)
+                cell = sums.setdefault(column, [0, 0.0, 0.0])
+                cell[0] += x.size
+                cell[1] += float(x.sum())
+                cell[2] += float(x @ x)
+        for metric, (n, s, ss) in sums.items():
+            mean = s / n
+            se = np.sqrt(max(ss - s * s / n, 0.0) / (n - 1) / n) if n > 1 else np.nan
+            rows.append((switch, str(value), metric, spec.unit_of(metric), n, mean, mean - 1.959963984540054 * se,
+                         mean + 1.959963984540054 * se))
+    table = pd.DataFrame(rows, columns=SWEEP_COLUMNS)
+    order = {m: i for i, m in enumerate(dict.fromkeys(table["metric"]))}
+    value_order = {str(v): i for i, v in enumerate(arm_paths)}
+    table["_m"] = table["metric"].map(order)
+    table["_v"] = table["value"].map(value_order)
+    return table.sort_values(["_m", "_v"], kind="stable").drop(columns=["_m", "_v"]).reset_index(drop=True)
 
 
 def robustness(table: pd.DataFrame) -> pd.DataFrame:

@@ -191,6 +191,36 @@ def _ladder_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
     return parts
 
 
+def _sweep_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
+    """Each metric against the swept value, with its 95% interval band (one panel per metric)."""
+    plt = _plt()
+    sweep = pd.read_parquet(path / "sweep.parquet")
+    parts = [_table_html(sweep, fmt)]
+    metrics = list(dict.fromkeys(sweep["metric"]))
+    strengths = list(dict.fromkeys(sweep["strength"])) if "strength" in sweep else [None]
+    cols = min(3, len(metrics))
+    rows = -(-len(metrics) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.0 * rows), squeeze=False)
+    for ax, metric in zip(axes.flat, metrics):
+        for k, strength in enumerate(strengths):
+            sel = sweep[(sweep["metric"] == metric) & ((sweep["strength"] == strength) if strength else True)]
+            x = np.arange(len(sel))
+            ax.plot(x, sel["estimate"], "o-", color=f"C{k}", label=strength or None)
+            ax.fill_between(x, sel["ci_low"], sel["ci_high"], color=f"C{k}", alpha=0.25)
+            ax.set_xticks(x)
+            ax.set_xticklabels(sel["value"])
+        ax.set_title(metric, fontsize=9)
+        ax.set_xlabel(str(sweep["switch"].iloc[0]))
+        ax.set_ylabel(sweep[sweep["metric"] == metric]["unit"].iloc[0])
+        if strengths[0] is not None:
+            ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(metrics):]:
+        ax.axis("off")
+    fig.tight_layout()
+    parts.append(figures.add(fig, "each metric against the swept value (95% interval bands)"))
+    return parts
+
+
 def build_report(paths: list[str | os.PathLike], out: str | os.PathLike) -> Path:
     """Write a report of datasets and experiments to ``out`` (``.html`` or ``.md``)."""
     out = Path(out)
@@ -211,6 +241,8 @@ def build_report(paths: list[str | os.PathLike], out: str | os.PathLike) -> Path
         elif (path / "comparison.parquet").is_file():
             title = f"Experiment {path.name}"
             body = _experiment_section(path, figures, fmt)
+            if (path / "sweep.parquet").is_file():
+                body += _sweep_section(path, figures, fmt)
         else:
             dataset = Dataset(path)
             meta = dataset.meta

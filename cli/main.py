@@ -632,6 +632,8 @@ def experiment_command(
 
         names = [arm.name for arm in experiment.arms]
         tables = []
+        sweeps = []
+        sweep = None
         for strength, configs in strength_runs(experiment):
             paths = {}
             folder = work / strength_label(strength) if strength else work
@@ -644,7 +646,21 @@ def experiment_command(
             if strength:
                 part.insert(2, "strength", strength)
             tables.append(part)
+            if experiment.sweep_switch:
+                from cardsim.analysis.compare import sweep_table
+
+                tidy = sweep_table(experiment.sweep_switch,
+                                   {v: paths[name] for v, name in zip(experiment.sweep_values, names)})
+                if strength:
+                    tidy.insert(0, "strength", strength)
+                sweeps.append(tidy)
         table = pd.concat(tables, ignore_index=True)
+        if sweeps:
+            sweep = pd.concat(sweeps, ignore_index=True)
+            if experiment.metrics:
+                sweep = sweep[sweep["metric"].isin(experiment.metrics)].reset_index(drop=True)
+            sweep.to_parquet(work / "sweep.parquet", index=False)
+            sweep.to_csv(work / "sweep.csv", index=False)
         if experiment.metrics:
             unknown = sorted(set(experiment.metrics) - set(table["metric"]))
             if unknown:
@@ -662,11 +678,28 @@ def experiment_command(
         if out is None or work.exists():
             shutil.rmtree(work, ignore_errors=True)
         lock.release()
+    if sweep is not None and not as_json:
+        print_sweep(sweep)
     print_comparison(table, as_json)
     if not as_json and not quiet:
         where = f", written to {out}" if out is not None else ""
         sys.stderr.write(f"{experiment.name}: {experiment.game} {experiment.task}, n={experiment.n:,} per arm, "
                          f"seed={experiment.seed}{where}\n")
+
+
+def print_sweep(sweep) -> None:
+    """The tidy sweep table: each metric's estimate and 95% interval at each value."""
+    strengths = "strength" in sweep.columns
+    rows = [(*((r.strength,) if strengths else ()), r.metric, r.value, f"{r.n:,}", _fmt(r.estimate),
+             f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]", r.unit) for r in sweep.itertuples(index=False)]
+    print_plain_table((*(("strength",) if strengths else ()), "metric", sweep["switch"].iloc[0], "n", "estimate",
+                       "95% CI", "unit"), rows, right=(2 + strengths, 3 + strengths, 4 + strengths))
+    sys.stdout.write("\n")
+
+
+def _fmt(value: float) -> str:
+    """4 significant figures for small values, 2 decimals for large ones."""
+    return f"{value:.4f}" if abs(value) < 10 else f"{value:,.2f}"
 
 
 def print_comparison(table, as_json: bool) -> None:

@@ -16,6 +16,14 @@ An experiment spec is a TOML file::
     metrics = ["win_seat_0", "tricks"]   # optional: report only these
     policies = ["heuristic", "search:64", "search:256"]  # optional: every arm at each strength
 
+A sweep replaces the arms by one arm per value of one switch (the first value is the
+baseline), on the same deals; the output adds a tidy table ``sweep.parquet``
+(value, metric, estimate, interval)::
+
+    [sweep]
+    switch = "win_threshold"
+    values = [0, 3, 6, 9, 12]
+
 With ``policies`` (play experiments), every arm runs once per entry (a ``--policy``
 text: one policy for every seat, or per seat) on the same deals, and the comparison
 shows each effect at each strength with a robustness verdict.
@@ -37,9 +45,13 @@ from cardsim.simcore import registry
 from cardsim.simcore.config import ConfigError
 
 _SPEC_KEYS = {"name", "game", "task", "n", "seed", "chunk_size", "baseline", "arms", "description", "metrics",
-              "policies"}
+              "policies", "sweep"}
 _ARM_KEYS = {"name", "rules", "options"}
-_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+# An arm's dataset is the folder EXPERIMENT/NAME: a name must be a plain file name that
+# starts with a letter or digit (never ".", ".." or hidden) and is not one of the
+# experiment's own files.
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_RESERVED_NAMES = {"comparison.csv", "comparison.parquet", "experiment.json", "run.json", "manifest.json"}
 
 
 @dataclass(frozen=True)
@@ -61,12 +73,15 @@ class Experiment:
     description: str = ""
     metrics: tuple[str, ...] = ()  # metrics to report (empty: all)
     strengths: tuple[str, ...] = ()  # policy texts: every arm is run at each (empty: as the arms say)
+    sweep_switch: str = ""  # with a sweep: the swept switch; arm i ran sweep_values[i]
+    sweep_values: tuple = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name, "game": self.game, "task": self.task, "n": self.n, "seed": self.seed,
             "chunk_size": self.chunk_size, "description": self.description, "metrics": list(self.metrics),
             "policies": list(self.strengths),
+            "sweep": {"switch": self.sweep_switch, "values": list(self.sweep_values)} if self.sweep_switch else None,
             "arms": [{"name": a.name, "rules": a.rules.to_dict(), "options": a.options} for a in self.arms],
         }
 
@@ -114,6 +129,9 @@ def parse_experiment(data: dict[str, Any], source: str = "spec", n_override: int
     required_options = get_spec(game).metric_spec(task).required_options
     baseline = _table(data.get("baseline"), f"{source}: [baseline]")
     arms_data = data.get("arms", [])
+    sweep_switch, sweep_values = "", ()
+    if "sweep" in data:
+        sweep_switch, sweep_values, baseline, arms_data = _sweep_arms(data, source, rules_cls, baseline)
     if not isinstance(arms_data, list) or not arms_data:
         raise ConfigError(f"{source}: at least one [[arms]] entry is needed")
     arms = []
@@ -125,8 +143,10 @@ def parse_experiment(data: dict[str, Any], source: str = "spec", n_override: int
         if bad:
             raise ConfigError(f"{where}: unknown key(s) {', '.join(sorted(bad))} (allowed: name, rules, options)")
         name = str(raw.get("name", f"arm{index}"))
-        if not _NAME_RE.match(name) or name in names:
-            raise ConfigError(f"{where}: arm names must be unique words of letters, digits, _ . - (got {name!r})")
+        if not _NAME_RE.match(name) or name in names or name.lower() in _RESERVED_NAMES:
+            shown = name if len(name) <= 80 else name[:60] + f"...({len(name):,} characters)"
+            raise ConfigError(f"{where}: arm names must be unique words of letters, digits, _ . - starting with a "
+                              f"letter or digit, other than {', '.join(sorted(_RESERVED_NAMES))} (got {shown!r})")
         names.add(name)
         settings = dict(_table(baseline.get("rules"), where)) if index else {}
         settings.update(_table(raw.get("rules"), where))
@@ -173,7 +193,33 @@ def parse_experiment(data: dict[str, Any], source: str = "spec", n_override: int
             raise ConfigError(f"{source}: arm {arm.name}: {exc}") from None
     return Experiment(name=str(data.get("name", Path(source).stem)), game=game, task=task, n=n, seed=seed,
                       chunk_size=chunk_size, arms=tuple(arms), description=str(data.get("description", "")),
-                      metrics=metrics, strengths=strengths)
+                      metrics=metrics, strengths=strengths, sweep_switch=sweep_switch, sweep_values=sweep_values)
+
+
+def _sweep_arms(data: dict[str, Any], source: str, rules_cls, baseline: dict[str, Any]):
+    """``(switch, values, baseline, arms)`` of a ``[sweep]``: one arm per value."""
+    sweep = _table(data["sweep"], f"{source}: [sweep]")
+    if set(sweep) != {"switch", "values"}:
+        raise ConfigError(f"{source}: [sweep] needs exactly the keys switch and values")
+    if data.get("arms"):
+        raise ConfigError(f"{source}: use [sweep] or [[arms]], not both")
+    switch = str(sweep["switch"])
+    if switch not in rules_cls.SWITCHES:
+        raise ConfigError(f"{source}: [sweep] switch {switch!r} is not a switch of {rules_cls.GAME} "
+                          f"(known: {', '.join(rules_cls.SWITCHES)})")
+    values = sweep["values"]
+    if not isinstance(values, list) or len(values) < 2 or len({str(v) for v in values}) != len(values):
+        raise ConfigError(f"{source}: [sweep] values must be a list of at least two distinct values")
+    if switch in _table(baseline.get("rules"), "[baseline]"):
+        raise ConfigError(f"{source}: the baseline must not set the swept switch {switch!r}")
+
+    def arm(value) -> dict[str, Any]:
+        label = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{switch}-{value}")[:64]
+        return {"name": label, "rules": {switch: value}}
+
+    first = dict(baseline, **arm(values[0]))
+    first["rules"] = dict(_table(baseline.get("rules"), "[baseline]"), **{switch: values[0]})
+    return switch, tuple(values), first, [arm(v) for v in values[1:]]
 
 
 def strength_options(task, arm: Arm, strength: str) -> dict[str, Any]:
