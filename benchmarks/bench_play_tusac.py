@@ -15,7 +15,7 @@ import time
 import numba
 
 from cardsim.simcore.tusac import reference as ref
-from cardsim.simcore.tusac.game import play_chunk
+from cardsim.simcore.tusac.play import play_chunk
 from cardsim.simcore.tusac.rules import TuSacRules
 
 

@@ -1,7 +1,7 @@
 """Readable pure-Python reference of Tứ Sắc claims and of one whole game.
 
 Written from the spec (``shared/rules/tusac.md``) and the reading documented in
-:mod:`simcore.tusac.game`, without the kernel's tables for wins: a win is found by
+:mod:`simcore.tusac.play` and :mod:`simcore.tusac.claims`, without the kernel's tables for wins: a win is found by
 listing every meld that contains the taken card (:func:`melds_with`) and asking the
 meld engine whether the rest of the hidden hand melds completely
 (:func:`simcore.tusac.melds.evaluate`). It is slow (about 100 times slower than the

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from cardsim.simcore.config import ConfigError, Rules, Switch
+from cardsim.simcore.config import ConfigError, Rules, Switch, param_layout
 
 STEALS = ("on", "off", "win_only")
 GENERAL_STEALS = ("quad_only", "never")
@@ -136,3 +136,23 @@ class TuSacRules(Rules):
         """``(command, field, three_colour, full_colour, soldier_pairs)`` for :mod:`.melds`."""
         return (self.command_points, self.field_points, self.three_colour_soldier_points,
                 self.full_colour_soldier_points, self.soldier_pairs)
+
+
+# ------------------------------------------------------------------ the kernel's parameter vector
+
+#: Switches the play kernel reads, in parameter-vector order (generated, never retyped).
+KERNEL_SWITCHES = ("players", "dead_wall", "mulligan", "trio_lock", "steals", "general_steals", "priority",
+                   "steal_seats", "win_threshold", "command_points", "field_points",
+                   "three_colour_soldier_points", "full_colour_soldier_points", "soldier_pairs")
+PARAM_LAYOUT = param_layout(TuSacRules, KERNEL_SWITCHES)
+(P_PLAYERS, P_DEAD, P_MULL, P_LOCK, P_STEALS, P_GSTEALS, P_PRIO, P_SEATS, P_THR, P_CMD, P_FIELD, P_S3, P_S4,
+ P_SPAIRS) = (PARAM_LAYOUT[name] for name in KERNEL_SWITCHES)
+#: Encoded choice values (``Switch.encode``: the index in the switch's choices).
+ST_ON, ST_OFF, ST_WIN = (STEALS.index(x) for x in ("on", "off", "win_only"))
+GSTEAL_NEVER = GENERAL_STEALS.index("never")
+PRIO_TAIWANESE = PRIORITIES.index("taiwanese")
+
+
+def kernel_params(rules: TuSacRules) -> "np.ndarray":
+    """Rules as the kernel's int64 parameter vector (layout :data:`PARAM_LAYOUT`)."""
+    return rules.encode_params(PARAM_LAYOUT)

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 from cardsim.simcore.spec import GameSpec, MetricSpec
 from cardsim.simcore.tusac import summary
-from cardsim.simcore.tusac.deal_task import TASK as DEAL
-from cardsim.simcore.tusac.play_task import TASK as PLAY
 from cardsim.simcore.tusac.rules import TuSacRules
+from cardsim.simcore.tusac.tasks import DEAL, PLAY
 
 SPEC = GameSpec(
     name="tusac",

@@ -7,8 +7,10 @@ import pytest
 
 from cardsim.simcore.tusac import reference as ref
 from cardsim.simcore.tusac.cards import N_TYPES, parse_hand, parse_type
-from cardsim.simcore.tusac.game import (claim_case, kernel_params, meld_options, normal_taker, steal_claimant,
-                                tables, win_claim, MAX_OPTS)
+from cardsim.simcore.tusac.claims import (MAX_OPTS, claim_case, meld_options, normal_taker, steal_claimant,
+                                          win_claim)
+from cardsim.simcore.tusac.play import tables
+from cardsim.simcore.tusac.rules import kernel_params
 from cardsim.simcore.tusac.melds import MELD_NAMES, part_melds, PART_TYPES, PART_KIND
 from cardsim.simcore.tusac.rules import TuSacRules
 
@@ -270,7 +272,7 @@ def test_taken_general_is_never_laid_as_a_triple():
     import numpy as np
 
     from cardsim.simcore.tusac.cards import parse_hand, parse_type
-    from cardsim.simcore.tusac.game import K_TRIPLE, kernel_params, meld_options
+    from cardsim.simcore.tusac.claims import K_TRIPLE, meld_options
 
     hand = parse_hand("RG RG RA RE YS GC WH")
     okind = np.zeros(8, np.int64)

@@ -16,7 +16,7 @@ from cardsim.simcore.config import ConfigError  # noqa: E402
 from cardsim.simcore.runner import RunConfig, run_chunk  # noqa: E402
 from cardsim.simcore.tusac import deal  # noqa: E402
 from cardsim.simcore.tusac.cards import GENERAL_TYPES, SOLDIER_TYPES  # noqa: E402
-from cardsim.simcore.tusac.deal_task import TASK  # noqa: E402
+from cardsim.simcore.tusac.tasks import DEAL as TASK  # noqa: E402
 from cardsim.simcore.tusac.rules import TuSacRules  # noqa: E402
 
 N_BIG = 1_500_000

@@ -11,9 +11,9 @@ import pytest
 
 from cardsim.simcore.tusac import reference as ref
 from cardsim.simcore.tusac.cards import N_TYPES
-from cardsim.simcore.tusac.game import (KIND_COLS, LOG_DEAL, LOG_DISCARD, LOG_DRAW, LOG_MELD, LOG_MULLIGAN,
-                                LOG_QUAD, _unpack, _rev_types, play_chunk, play_logged,
-                                replay_game)
+from cardsim.simcore.tusac.log import (KIND_COLS, LOG_DEAL, LOG_DISCARD, LOG_DRAW, LOG_MELD, LOG_MULLIGAN,
+                                       LOG_QUAD, replay_game, rev_types, unpack_counts)
+from cardsim.simcore.tusac.play import play_chunk, play_logged
 from cardsim.simcore.tusac.melds import MELD_NAMES, evaluate
 from cardsim.simcore.tusac.rules import TuSacRules
 
@@ -95,9 +95,9 @@ def check_game(rules, row, log, fin):
     points = [0] * P
     meld_rows = []
     discarded = 0
-    for kind, seat, a, b, c in log:
+    for kind, seat, a, b, c, _ in log:
         if kind == LOG_DEAL:
-            dealt[seat] = _unpack(a, b)
+            dealt[seat] = unpack_counts(a, b)
             locked[seat] = int(c)
         elif kind == LOG_MULLIGAN:
             assert not dealt  # redeals happen before the played deal
@@ -105,7 +105,7 @@ def check_game(rules, row, log, fin):
             quads[seat, a] = 4
             points[seat] += 8
         elif kind == LOG_MELD:
-            cards = [int(a)] + _rev_types(c)
+            cards = [int(a)] + rev_types(c)
             name = MELD_NAMES[b]
             assert legal_meld(name, cards, rules), (name, cards)
             meld_rows.append((seat, cards, name))
@@ -234,7 +234,7 @@ def test_replay_lists_what_the_reference_game_did():
     g = ref.play_game(4, 12, rules, "random")
     kernel_draws = [(int(s), int(a)) for k, s, a, *_ in log[0, :nlog[0]] if k == LOG_DRAW]
     assert kernel_draws == [(s, c) for e, s, c, *_ in g["log"] if e == "draw"]
-    kernel_melds = [(int(s), int(a), MELD_NAMES[b]) for k, s, a, b, _ in log[0, :nlog[0]] if k == LOG_MELD]
+    kernel_melds = [(int(s), int(a), MELD_NAMES[b]) for k, s, a, b, *_ in log[0, :nlog[0]] if k == LOG_MELD]
     ref_melds = [(s, c, kind) for e, s, c, *rest in g["log"] if e == "meld" for kind in rest]
     if cols["winner"][0] >= 0:
         kernel_melds = kernel_melds[:-1]  # the kernel also logs the winning meld
@@ -303,9 +303,9 @@ def test_column_dtypes_and_ranges():
 
 def test_weak_hand_test_agrees_with_the_deal_kernel():
     from cardsim.simcore.tusac.deal import deal_rows
-    from cardsim.simcore.tusac.game import _is_weak
+    from cardsim.simcore.tusac.engine import is_weak
 
     hands, weak = deal_rows(17, 0, 4000, 4)
-    mine = np.array([[_is_weak(hands[i, s]) for s in range(4)] for i in range(len(hands))])
+    mine = np.array([[is_weak(hands[i, s]) for s in range(4)] for i in range(len(hands))])
     theirs = np.array([[(weak[i] >> s) & 1 for s in range(4)] for i in range(len(hands))], bool)
     assert (mine == theirs).all() and theirs.any()

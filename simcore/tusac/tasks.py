@@ -1,6 +1,6 @@
-"""``cardsim deal tusac``: Tứ Sắc deal statistics as chunk tables.
+"""Tứ Sắc tasks: ``cardsim deal tusac`` (deal statistics) and ``cardsim play tusac`` (whole games).
 
-Events (``counts`` table; ``seat`` -1 = the table, i.e. any seat):
+Deal events (``counts`` table; ``seat`` -1 = the table, i.e. any seat):
 
 - per seat and table: ``weak_hand`` (no General, no triple, no quadruple, no
   full-colour soldiers: the spec's mulligan condition), ``dealt_triple`` (some type held
@@ -11,15 +11,19 @@ Events (``counts`` table; ``seat`` -1 = the table, i.e. any seat):
 - table only: ``weak_hands_0 .. weak_hands_<players>`` (exactly k weak hands) and, when
   the ``mulligan`` switch is on, ``mulligan`` (the deal is voided: some hand is weak).
 
-Seat 0 is the dealer (21 cards), seats 1.. hold 20.
+Seat 0 is the dealer (21 cards), seats 1.. hold 20. Play: one row per game (columns:
+:mod:`.play`); policies ``random``, ``heuristic``, ``search[:N]`` per seat.
 """
 from __future__ import annotations
+
+from typing import Any, Mapping
 
 import numpy as np
 import pyarrow as pa
 
-from cardsim.simcore.tasks import TABLE_SEAT, DealTaskBase, counts_table
+from cardsim.simcore.tasks import TABLE_SEAT, DealTaskBase, PlayTaskBase, counts_table
 from cardsim.simcore.tusac import deal as kernel
+from cardsim.simcore.tusac.policies import POLICIES
 from cardsim.simcore.tusac.rules import TuSacRules
 
 #: Parallel blocks per chunk; any value gives the same counts.
@@ -68,4 +72,28 @@ class DealTask(DealTaskBase):
         return tables
 
 
-TASK = DealTask()
+DEAL = DealTask()
+
+
+class PlayTask(PlayTaskBase):
+    game = "tusac"
+    rules_cls = TuSacRules
+    policy_names = POLICIES
+
+    @staticmethod
+    def run_chunk(config, chunk_id: int) -> dict[str, pa.Table]:
+        from cardsim.simcore.tusac.play import play_chunk
+
+        start, count = config.chunk_range(chunk_id)
+        columns = play_chunk(config.seed, start, count, config.rules, list(config.options["policies"]))
+        return {"games": pa.table(columns)}
+
+    @staticmethod
+    def replay(seed: int, index: int, rules: TuSacRules, options: Mapping[str, Any]) -> list[str]:
+        """Lines describing game ``index`` move by move, as the kernel played it."""
+        from cardsim.simcore.tusac.log import replay_game
+
+        return replay_game(seed, index, rules, list(options["policies"]))
+
+
+PLAY = PlayTask()

@@ -1,0 +1,273 @@
+"""Tứ Sắc claims on an exposed card: the melds a taken card can make, who may win, who may steal.
+
+Claim order (spec ``shared/rules/tusac.md``; the engine walks these levels in
+:func:`cardsim.simcore.tusac.engine.advance`):
+
+1. **Win** (:func:`win_claim`): every seat that can win with the card and may claim it
+   (the normal taker and, for a drawn card, the drawer always may; any other seat only
+   when ``steals`` is ``on`` or ``win_only`` and the seat is in ``steal_seats``). The
+   first in claim order wins: seats in play order starting from the drawer (drawn card)
+   or from ``f + 1`` (discard by ``f``; the discarder never claims its own discard).
+2. **Triple / quadruple steal** (:func:`steal_claimant`, :func:`steal_options`): a seat
+   other than the normal taker holding two (or three) hidden copies, with ``steals=on``
+   and in ``steal_seats``. A drawn General may be stolen only to make a quadruple
+   (``general_steals=quad_only``) or never.
+3. Under ``priority=taiwanese`` the drawer may keep its drawn card for a triple or
+   quadruple only (the same options as a steal).
+4. The normal taker (:func:`normal_taker`): any meld containing the card
+   (:func:`meld_options`), or decline.
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from cardsim.simcore.tusac.melds import win_score
+from cardsim.simcore.tusac.rules import (P_CMD, P_FIELD, P_GSTEALS, P_PLAYERS, P_PRIO, P_S3, P_S4, P_SEATS,
+                                         P_SPAIRS, P_STEALS, P_THR, GSTEAL_NEVER, PRIO_TAIWANESE, ST_OFF,
+                                         ST_ON)
+
+# meld kinds (:data:`cardsim.simcore.tusac.melds.MELD_NAMES` order)
+K_GENERAL, K_PAIR, K_TRIPLE, K_QUAD, K_CMD, K_FIELD, K_S3, K_S4 = range(8)
+N_KINDS = 8
+#: Most meld options a taken card can have (pair, triple, quadruple, 4 soldier groups ...).
+MAX_OPTS = 16
+
+
+@njit(cache=True, inline="always")
+def is_locked(h, locked, t):
+    """True when type ``t``'s hidden copies hold a locked (dealt) triple."""
+    return ((locked >> t) & 1) != 0 and h[t] >= 3
+
+
+@njit(cache=True)
+def meld_options(h, locked, c, prm, okind, opts, orev):
+    """Melds containing a taken card ``c`` with hidden hand ``h``; returns their number.
+
+    ``okind[i]`` kind, ``opts[i]`` taken points, ``orev[i, :3]`` hand types revealed
+    (-1 padded). Under ``trio_lock`` a locked triple is only used whole (a quadruple).
+    """
+    n = 0
+    ch = c % 7
+    col = c // 7
+    hc = h[c]
+    lk = is_locked(h, locked, c)
+    if ch == 0:
+        okind[n] = K_GENERAL
+        opts[n] = 1
+        orev[n, 0] = -1
+        orev[n, 1] = -1
+        orev[n, 2] = -1
+        n += 1
+    elif (ch != 6 or prm[P_SPAIRS] != 0) and hc >= 1 and (not lk or hc - 1 >= 3):
+        okind[n] = K_PAIR
+        opts[n] = 0
+        orev[n, 0] = c
+        orev[n, 1] = -1
+        orev[n, 2] = -1
+        n += 1
+    # A taken General is laid alone, in a Command group or as a quadruple (spec: never a
+    # triple; two hidden copies already score as two single Generals).
+    if ch != 0 and hc >= 2 and (not lk or hc - 2 >= 3):
+        okind[n] = K_TRIPLE
+        opts[n] = 1
+        orev[n, 0] = c
+        orev[n, 1] = c
+        orev[n, 2] = -1
+        n += 1
+    if hc >= 3:
+        okind[n] = K_QUAD
+        opts[n] = 6
+        orev[n, 0] = c
+        orev[n, 1] = c
+        orev[n, 2] = c
+        n += 1
+    if ch < 6:
+        base = col * 7 + (0 if ch < 3 else 3)
+        ok = True
+        k = 0
+        for o in range(base, base + 3):
+            if o != c:
+                if h[o] < 1 or (is_locked(h, locked, o) and h[o] == 3):
+                    ok = False
+                orev[n, k] = o
+                k += 1
+        if ok:
+            orev[n, 2] = -1
+            okind[n] = K_CMD if ch < 3 else K_FIELD
+            opts[n] = prm[P_CMD] if ch < 3 else prm[P_FIELD]
+            n += 1
+    else:
+        # other Soldiers present (usable)
+        a0 = -1
+        a1 = -1
+        a2 = -1
+        m = 0
+        for cc in range(4):
+            o = cc * 7 + 6
+            if o != c and h[o] >= 1 and not (is_locked(h, locked, o) and h[o] == 3):
+                if m == 0:
+                    a0 = o
+                elif m == 1:
+                    a1 = o
+                else:
+                    a2 = o
+                m += 1
+        if m >= 2:
+            for i in range(m):
+                for j in range(i + 1, m):
+                    x = a0 if i == 0 else (a1 if i == 1 else a2)
+                    y = a0 if j == 0 else (a1 if j == 1 else a2)
+                    okind[n] = K_S3
+                    opts[n] = prm[P_S3]
+                    orev[n, 0] = x
+                    orev[n, 1] = y
+                    orev[n, 2] = -1
+                    n += 1
+        if m == 3:
+            okind[n] = K_S4
+            opts[n] = prm[P_S4]
+            orev[n, 0] = a0
+            orev[n, 1] = a1
+            orev[n, 2] = a2
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def normal_taker(c, src, is_draw, prm):
+    """The taker of an exposed card at the last level: the next player for a discard; the
+    drawer for a drawn card (the next player under ``priority=taiwanese``, Generals excepted)."""
+    P = prm[P_PLAYERS]
+    if not is_draw:
+        return (src + 1) % P
+    if prm[P_PRIO] == PRIO_TAIWANESE and c % 7 != 0:
+        return (src + 1) % P
+    return src
+
+
+@njit(cache=True)
+def win_claim(c, src, is_draw, prm, hands, locked, exp_pts, trash_tab, score_tab, win_tab):
+    """Level 1: ``(winning seat or -1, number of seats that can and may win, its score)``."""
+    P = prm[P_PLAYERS]
+    normal = normal_taker(c, src, is_draw, prm)
+    start = src if is_draw else (src + 1) % P
+    best = -1
+    best_ws = -1
+    nwin = 0
+    for k in range(P):
+        s = (start + k) % P
+        if s == src and not is_draw:
+            continue
+        own = s == normal or (is_draw and s == src)
+        if not own:
+            if prm[P_STEALS] == ST_OFF or ((prm[P_SEATS] >> s) & 1) == 0:
+                continue
+        ws = win_score(hands[s], c, locked[s], trash_tab, score_tab, win_tab)
+        if ws >= 0 and ws + exp_pts[s] >= prm[P_THR]:
+            nwin += 1
+            if best < 0:
+                best = s
+                best_ws = ws
+    return best, nwin, best_ws
+
+
+@njit(cache=True)
+def steal_claimant(c, src, is_draw, prm, hands, locked):
+    """Level 2: the seat that may steal the card for a triple/quadruple, or -1.
+
+    Out-of-turn seats only (not the normal taker, not the drawer); ``steals=on``, the
+    seat in ``steal_seats``, two or more hidden copies with a legal triple/quadruple.
+    """
+    P = prm[P_PLAYERS]
+    if prm[P_STEALS] != ST_ON:
+        return -1
+    normal = normal_taker(c, src, is_draw, prm)
+    gen = c % 7 == 0
+    for s in range(P):
+        if s == src or s == normal or ((prm[P_SEATS] >> s) & 1) == 0:
+            continue
+        hc = hands[s, c]
+        if hc < 2:
+            continue
+        if gen and is_draw:
+            if prm[P_GSTEALS] == GSTEAL_NEVER or hc < 3:
+                continue
+        return s  # a triple from the pair, or a quadruple (always legal)
+    return -1
+
+
+@njit(cache=True)
+def steal_options(h, locked, c, prm, gen_draw, okind, opts, orev):
+    """Triple / quadruple options of a level-2 claim (a drawn General: quadruple only)."""
+    n = meld_options(h, locked, c, prm, okind, opts, orev)
+    m = 0
+    for i in range(n):
+        if okind[i] == K_QUAD or (okind[i] == K_TRIPLE and not gen_draw):
+            okind[m] = okind[i]
+            opts[m] = opts[i]
+            orev[m, 0] = orev[i, 0]
+            orev[m, 1] = orev[i, 1]
+            orev[m, 2] = orev[i, 2]
+            m += 1
+    return m
+
+
+CLAIM_RESULTS = ("win", "taken", "rediscard", "pass")
+
+
+def claim_case(hands, card, src: int, is_draw: bool, rules, policies="heuristic", locked=None,
+               exposed_points=None, state: int = 0) -> dict:
+    """Run the kernel's claims on a hand-built situation (for tests and what-ifs).
+
+    ``hands``: one hand per seat (card text like ``"RG 2YS"`` or 28 counts); ``card``: the
+    exposed card (``"RG"`` or a type id), drawn by or discarded by ``src``. Returns
+    ``{"result": "win" | "taken" | "rediscard" | "pass", "seat", "how" ("draw" / "eat" /
+    "steal" / None), "meld" (kind laid, or None), "win_score" (hidden part), "n_winners",
+    "hands" (after), "lines" (the kernel's log as text)}``.
+    """
+    import numpy as np
+
+    from cardsim.simcore.movelog import new_log
+    from cardsim.simcore.tusac import engine as E
+    from cardsim.simcore.tusac.cards import N_TYPES, parse_hand, parse_type
+    from cardsim.simcore.tusac.log import LOG_MELD, TAKE_NAMES, format_log
+    from cardsim.simcore.tusac.melds import MELD_NAMES
+    from cardsim.simcore.tusac.play import policy_codes, tables
+    from cardsim.simcore.tusac.rules import kernel_params
+
+    P = rules.players
+    hs = np.zeros((4, N_TYPES), np.int8)
+    for s, h in enumerate(hands):
+        hs[s] = parse_hand(h) if isinstance(h, str) else np.asarray(h, np.int8)
+    c = parse_type(card) if isinstance(card, str) else int(card)
+    lk = np.zeros(4, np.int64)
+    if locked is not None:
+        lk[:P] = locked
+    ex = np.zeros(4, np.int64)
+    if exposed_points is not None:
+        ex[:P] = exposed_points
+    tt, st, wt, kt = tables(rules)
+    log = new_log(64)
+    cur = E.claim_case_kernel(np.int64(c), np.int64(src), bool(is_draw), kernel_params(rules),
+                              policy_codes(policies, P), np.uint64(state), hs, lk, ex, tt, st, wt, log)
+    nl = int(cur[E.C_NLOG])
+    phase = int(cur[E.C_PHASE])
+    ws, nwin, how = -1, 0, -1
+    if phase == E.PH_END:
+        result, who, how = "win", int(cur[E.C_WINNER]), int(cur[E.C_WTAKE])
+        ws, nwin = int(cur[E.C_WSCORE] - ex[who]), int(cur[E.C_NWIN])
+    elif phase == E.PH_DISCARD:
+        result, who, how = "taken", int(cur[E.C_WHO]), int(cur[E.C_HOW])
+    elif phase == E.PH_CLAIM:
+        result, who = "rediscard", src
+    else:
+        result, who = "pass", int(cur[E.C_WHO])
+    meld = None
+    for row in log[:nl]:
+        if row[0] == LOG_MELD:
+            meld = MELD_NAMES[int(row[3])]
+    row = {f"points_{s}": 0 for s in range(P)}
+    row.update(turns=0, stock_left=0, mulligans=0, winner=-1)
+    return {"result": result, "seat": who, "how": TAKE_NAMES[how] if how >= 0 else None,
+            "meld": meld, "win_score": ws, "n_winners": nwin, "hands": hs[:P].copy(),
+            "lines": format_log(log, nl, row, P)[:-3]}

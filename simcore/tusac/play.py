@@ -1,0 +1,213 @@
+"""Tứ Sắc whole games: the play kernel (deal, turn loop, the search seats' decisions),
+:func:`play_chunk` (bulk, parallel) and :func:`play_logged` (with move logs, for checks).
+
+Game ``i`` of a run is a pure function of ``(seed, i)``: the deal comes from
+:func:`cardsim.simcore.tusac.deal.deal_into`; redeals (mulligans), stock draws and the
+random policy keep drawing from the same SplitMix64 stream; a search seat draws from the
+game's separate search stream (:func:`cardsim.simcore.rng.search_key`), so the deal, the
+stock and the other seats' random choices are the same whatever the seats' policies. Any
+chunking, thread count or replay reproduces a game exactly.
+
+Game flow (spec ``shared/rules/tusac.md``; details in :mod:`.engine` and :mod:`.claims`)
+----------------------------------------------------------------------------------------
+* Seats ``0..players-1``; seat 0 deals and gets 21 cards, the others 20. Play order is
+  ``seat + 1 mod players`` (the spec's anticlockwise order, seats numbered that way).
+* Mulligan (switch ``mulligan``): while some dealt hand is weak (no General, no type
+  held 3+ times, not a Soldier of every colour), the deal is voided and the deck is
+  reshuffled from the same RNG stream (``mulligans`` counts redeals; after 100 the deal
+  is played anyway).
+* Dealt quadruples are revealed: laid on the table as a concealed quadruple (8 points)
+  at the start. Under ``trio_lock`` a dealt triple (type held exactly 3 times) is locked:
+  it may only be melded whole (as a quadruple with the 4th copy taken), and none of its
+  3 cards may be discarded or used in another meld.
+* The stock is the undealt cards; each draw takes a uniformly random remaining card
+  (equivalent to a shuffled stock). When ``stock_left <= dead_wall`` at a draw, the hand
+  ends as a draw (no winner).
+* The dealer opens by discarding a card (never a General). Every exposed card (a draw
+  or a discard) then goes through the claims. A taker lays the taken card with exactly
+  one meld containing it (0-3 hand cards revealed) and, unless it won, discards one hand
+  card (never a General; with ``trio_lock`` never a card of a locked triple). A drawer who
+  does not (or cannot) meld the drawn card discards it as is, which exposes it again (a
+  drawn General must be melded). A player with no legal discard discards nothing and the
+  next player draws. After a steal, play continues from the stealer.
+* Win: a claim of the exposed card such that the taken card's meld plus a full
+  decomposition of the hidden hand exist (:func:`cardsim.simcore.tusac.melds.win_score`)
+  and the total score (exposed melds + that) is ``>= win_threshold``.
+
+Scoring: the winner's score = points of all their melds (laid during the game, dealt
+quadruples 8, the winning meld, the best decomposition of the hidden cards). Each loser
+pays the score: ``points_w = score * (players - 1)``, ``points_s = -score``; zeros in a
+drawn game.
+
+Output columns of :func:`play_chunk` (one row per game)
+-------------------------------------------------------
+``game`` int64, ``winner`` int8 (-1 draw), ``win_take`` int8 (0 the drawer on its drawn
+card, 1 eat by the normal taker, 2 steal out of turn, -1 none), ``winner_points`` int16
+(the winner's score, 0 for a draw), ``win_generals, win_pairs, win_triples, win_quads,
+win_command, win_field, win_soldier3, win_soldier4`` int8 (melds of each kind in the
+winner's final hand: table + winning meld + hidden decomposition), ``turns`` int16
+(takes: draws + eats + steals), ``stock_left`` int16 (at the end), ``mulligans`` int8,
+``claim_ties`` int8 (seats that could also have won on the winning card but came
+later in claim order; 0 = no tie); per seat ``s``: ``points_s`` int16, ``steals_win_s``,
+``steals_quad_s``, ``steals_triple_s`` int16 (out-of-turn claims), ``dealt_triples_s``,
+``dealt_quads_s`` int8 (types held exactly 3 / 4 times in the played deal).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from cardsim.simcore.movelog import LOG_WIDTH
+from cardsim.simcore.rng import search_key
+from cardsim.simcore.tasks import DEFAULT_SEARCH_BUDGET, policy_budgets
+from cardsim.simcore.tasks import policy_codes as _policy_codes
+from cardsim.simcore.tusac.cards import N_TYPES
+from cardsim.simcore.tusac.claims import MAX_OPTS, N_KINDS
+from cardsim.simcore.tusac.deal import BASE_DECK, deal_plan
+from cardsim.simcore.tusac.engine import (C_WHO, M_MULL, META_DTYPES, META_NAMES, N_CUR, N_META, N_SEAT,
+                                          NO_FORCE, SEAT_DTYPES, SEAT_NAMES, advance, finish_game, start_game)
+from cardsim.simcore.tusac.log import LOG_CAP
+from cardsim.simcore.tusac.melds import kind_tables, meld_tables
+from cardsim.simcore.tusac.policies import POL_SEARCH, POLICIES
+from cardsim.simcore.tusac.rules import TuSacRules, kernel_params
+from cardsim.simcore.tusac.search import search_choose
+
+#: Final-state rows of logged mode: hidden hands of seats 0..3, tables of seats 0..3, discards, stock.
+FIN_ROWS = 10
+
+
+@njit(cache=True)
+def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab, kind_tab, cur,
+              deck, hands, table, discards, locked, exp_pts, exp_kinds, okind, opts, orev, meta, seat, log, log_on,
+              fin):
+    """Play game ``index``; fill ``meta[N_META]``, ``seat[N_SEAT, P]``; returns log rows used."""
+    for f in range(N_META):
+        meta[f] = 0
+    state, mull = start_game(seed, index, prm, g_sizes, g_products, cur, deck, hands, table, discards, locked,
+                             exp_pts, exp_kinds, seat, log, log_on)
+    meta[M_MULL] = mull
+    search_state = search_key(seed, index)
+    forced = NO_FORCE
+    while True:
+        state, stopped = advance(prm, pol, forced, True, False, cur, deck, hands, table, discards, locked, exp_pts,
+                                 exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log,
+                                 log_on)
+        if not stopped:
+            break
+        forced, search_state = search_choose(prm, budgets[cur[C_WHO]], search_state, cur, deck, hands, table,
+                                             discards, locked, exp_pts, exp_kinds, trash_tab, score_tab, win_tab)
+    return finish_game(prm, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, meta, seat, okind, opts,
+                       orev, trash_tab, score_tab, kind_tab, log, log_on, fin)
+
+
+@njit(cache=True)
+def _play_block(seed, start, count, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
+                kind_tab, meta, seat, log, nlog, fin, log_on):
+    cur = np.zeros(N_CUR, np.int64)
+    deck = BASE_DECK.copy()
+    hands = np.zeros((4, N_TYPES), np.int8)
+    table = np.zeros((4, N_TYPES), np.int8)
+    discards = np.zeros(N_TYPES, np.int8)
+    locked = np.zeros(4, np.int64)
+    exp_pts = np.zeros(4, np.int64)
+    exp_kinds = np.zeros((4, N_KINDS), np.int64)
+    okind = np.zeros(MAX_OPTS, np.int64)
+    opts = np.zeros(MAX_OPTS, np.int64)
+    orev = np.zeros((MAX_OPTS, 3), np.int64)
+    for j in range(count):
+        li = j if log_on else 0
+        nl = play_game(seed, start + j, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
+                       kind_tab, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, okind, opts, orev,
+                       meta[j], seat[j], log[li], log_on, fin[li])
+        if log_on:
+            nlog[j] = nl
+
+
+@njit(cache=True, parallel=True)
+def _play_chunk_kernel(seed, start, count, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
+                       kind_tab, n_blocks, meta, seat):
+    log = np.zeros((1, 1, LOG_WIDTH), np.int64)
+    nlog = np.zeros(1, np.int64)
+    fin = np.zeros((1, FIN_ROWS, N_TYPES), np.int8)
+    for b in prange(n_blocks):
+        g0 = (count * b) // n_blocks
+        g1 = (count * (b + 1)) // n_blocks
+        if g1 > g0:
+            _play_block(seed, start + g0, g1 - g0, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab,
+                        win_tab, kind_tab, meta[g0:g1], seat[g0:g1], log, nlog, fin, False)
+
+
+# ----------------------------------------------------------------------------------
+# Python API
+# ----------------------------------------------------------------------------------
+
+def policy_codes(policies, players: int) -> np.ndarray:
+    """Policies as int64 codes per seat (see :func:`cardsim.simcore.tasks.policy_codes`)."""
+    return _policy_codes(policies, players, POLICIES)
+
+
+def search_budgets(policies, players: int) -> np.ndarray:
+    """Rollouts per decision of each seat (0 for seats that do not search)."""
+    codes = policy_codes(policies, players)
+    if isinstance(policies, (str, int, np.integer)):
+        policies = [policies] * players
+    budgets = np.array([policy_budgets([p], 1)[0] if isinstance(p, str) else 0 for p in policies], np.int64)
+    budgets[(codes == POL_SEARCH) & (budgets == 0)] = DEFAULT_SEARCH_BUDGET
+    return budgets
+
+
+def tables(rules: TuSacRules):
+    """``(trash, score, win, kinds)`` meld tables of the rules' point configuration."""
+    t = meld_tables(rules.points())
+    return t.trash, t.score, t.win, kind_tables(rules.points())
+
+
+def _columns(start, count, players, meta, seat) -> dict[str, np.ndarray]:
+    out = {"game": np.arange(start, start + count, dtype=np.int64)}
+    for f, (name, dt) in enumerate(zip(META_NAMES, META_DTYPES)):
+        out[name] = meta[:, f].astype(dt)
+    for f, (name, dt) in enumerate(zip(SEAT_NAMES, SEAT_DTYPES)):
+        for s in range(players):
+            out[f"{name}_{s}"] = seat[:, f, s].astype(dt)
+    return out
+
+
+def _kernel_args(rules: TuSacRules, policies):
+    _, g, p = deal_plan(rules.players)
+    return (kernel_params(rules), policy_codes(policies, rules.players), search_budgets(policies, rules.players),
+            g, p, *tables(rules))
+
+
+def play_chunk(seed: int, start: int, count: int, rules: TuSacRules, policies,
+               n_blocks: int | None = None) -> dict[str, np.ndarray]:
+    """Play games ``start .. start+count-1`` of run ``seed``; one row per game.
+
+    ``policies``: a policy name/code for every seat or one per seat (``random``,
+    ``heuristic``, ``search`` or ``search:N``). Games run in parallel (numba prange over
+    ``n_blocks`` blocks); results do not depend on the blocks or threads. Columns: see the
+    module docstring.
+    """
+    args = _kernel_args(rules, policies)
+    if n_blocks is None:
+        n_blocks = min(max(count, 1), 1024)
+    n_blocks = max(1, min(int(n_blocks), max(count, 1)))
+    meta = np.zeros((count, N_META), np.int16)
+    seat = np.zeros((count, N_SEAT, rules.players), np.int16)
+    if count:
+        _play_chunk_kernel(np.uint64(seed), np.int64(start), np.int64(count), *args, np.int64(n_blocks), meta, seat)
+    return _columns(start, count, rules.players, meta, seat)
+
+
+def play_logged(seed: int, start: int, count: int, rules: TuSacRules, policies):
+    """Like :func:`play_chunk` (serial) plus the kernel's move log and final card state of
+    every game: ``(columns, log int64[count, LOG_CAP, LOG_WIDTH], nlog int64[count],
+    fin int8[count, 10, 28])``; ``fin`` rows: hidden hands of seats 0..3, table cards of
+    seats 0..3 (the winning card included), discards, stock."""
+    args = _kernel_args(rules, policies)
+    meta = np.zeros((count, N_META), np.int16)
+    seat = np.zeros((count, N_SEAT, rules.players), np.int16)
+    log = np.zeros((count, LOG_CAP, LOG_WIDTH), np.int64)
+    nlog = np.zeros(count, np.int64)
+    fin = np.zeros((count, FIN_ROWS, N_TYPES), np.int8)
+    _play_block(np.uint64(seed), np.int64(start), np.int64(count), *args, meta, seat, log, nlog, fin, True)
+    return _columns(start, count, rules.players, meta, seat), log, nlog, fin

@@ -1,0 +1,183 @@
+"""Tứ Sắc policies (random, heuristic): each a ``choose`` function of a decision and an RNG
+state, called by the engine through :func:`choose` (the search policy is in :mod:`.search`).
+
+Decisions
+---------
+``DEC_TAKE``: take an exposed card with one of ``n`` meld options (``okind``, ``opts``,
+``orev`` from :mod:`.claims`) or decline (-1, when ``allow_decline``); the choice is the
+option index or -1. ``DEC_DISCARD``: a legal type to discard, or -1 when there is none.
+Wins are not decisions: every policy claims a win (the objective's best outcome).
+
+* random: uniform among the legal choices; a forced choice draws no random number.
+* heuristic: values a hidden hand as ``-10 * trash + concealed score`` (trash = cards in no
+  meld in the best decomposition, :mod:`.melds`); each take option is valued after the
+  meld and its best discard plus the meld's taken points, declining as the current hand;
+  it takes when an option is at least as good as declining and discards its least useful
+  card (least trash, then most points, then the lowest type). Draws no random numbers.
+
+A new policy is one ``choose``-style function and one line in :func:`choose`.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardsim.simcore.rng import randbelow
+from cardsim.simcore.tusac.cards import N_TYPES
+from cardsim.simcore.tusac.melds import TYPE_PART, TYPE_POS, part_state
+
+POLICIES = ("random", "heuristic", "search")
+POL_RANDOM, POL_HEURISTIC, POL_SEARCH = range(3)
+DEC_TAKE, DEC_DISCARD = 0, 1
+#: Weight of one trash card against one point in the heuristic's hand value.
+HEUR_TRASH = 10
+_POW5 = np.array([1, 5, 25, 125], np.int64)
+
+
+@njit(cache=True, inline="always")
+def legal_discard(h, locked, k):
+    """May type ``k`` be discarded (held, not a General, not part of a locked triple)?"""
+    return h[k] > 0 and k % 7 != 0 and not (((locked >> k) & 1) != 0 and h[k] == 3)
+
+
+@njit(cache=True)
+def count_discards(h, locked):
+    """Number of legal discard types of hand ``h``."""
+    n = 0
+    for k in range(N_TYPES):
+        if legal_discard(h, locked, k):
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def discard_values(h, locked, trash_tab, score_tab, values):
+    """Heuristic value ``-10 * trash + score`` after discarding each type into ``values[28]``
+    (``-2**40`` for an illegal discard); returns the hand's value as it is."""
+    tr = 0
+    sc = 0
+    idx = np.empty(9, np.int64)
+    for p in range(9):
+        idx[p] = part_state(h, locked, p)
+        tr += trash_tab[idx[p]]
+        sc += score_tab[idx[p]]
+    for k in range(N_TYPES):
+        values[k] = -(1 << 40)
+        if legal_discard(h, locked, k):
+            p = TYPE_PART[k]
+            i2 = idx[p] - _POW5[TYPE_POS[k]]
+            values[k] = -HEUR_TRASH * (tr - trash_tab[idx[p]] + trash_tab[i2]) + sc - score_tab[idx[p]] \
+                + score_tab[i2]
+    return -HEUR_TRASH * tr + sc
+
+
+@njit(cache=True)
+def best_discard(h, locked, trash_tab, score_tab):
+    """Heuristic discard: ``(type or -1, trash after, score after)``; least trash, then
+    most points, then lowest type. Without a legal discard: ``(-1, trash, score)``."""
+    tr = 0
+    sc = 0
+    idx = np.empty(9, np.int64)
+    for p in range(9):
+        idx[p] = part_state(h, locked, p)
+        tr += trash_tab[idx[p]]
+        sc += score_tab[idx[p]]
+    bk = -1
+    bt = 0
+    bs = 0
+    for k in range(N_TYPES):
+        if not legal_discard(h, locked, k):
+            continue
+        p = TYPE_PART[k]
+        i2 = idx[p] - _POW5[TYPE_POS[k]]
+        t2 = tr - trash_tab[idx[p]] + trash_tab[i2]
+        s2 = sc - score_tab[idx[p]] + score_tab[i2]
+        if bk < 0 or t2 < bt or (t2 == bt and s2 > bs):
+            bk = k
+            bt = t2
+            bs = s2
+    if bk < 0:
+        return -1, tr, sc
+    return bk, bt, bs
+
+
+@njit(cache=True)
+def hand_value(h, locked, trash_tab, score_tab):
+    """The heuristic's value of a hidden hand: ``-10 * trash + concealed score``."""
+    tr = 0
+    sc = 0
+    for p in range(9):
+        i = part_state(h, locked, p)
+        tr += trash_tab[i]
+        sc += score_tab[i]
+    return -HEUR_TRASH * tr + sc
+
+
+@njit(cache=True)
+def take_value(h, locked, i, opts, orev, trash_tab, score_tab):
+    """The heuristic's value of take option ``i``: the hand after the meld and its best
+    discard, plus the meld's taken points."""
+    for j in range(3):
+        if orev[i, j] >= 0:
+            h[orev[i, j]] -= 1
+    k, t2, s2 = best_discard(h, locked, trash_tab, score_tab)
+    for j in range(3):
+        if orev[i, j] >= 0:
+            h[orev[i, j]] += 1
+    return -HEUR_TRASH * t2 + s2 + opts[i]
+
+
+@njit(cache=True)
+def random_choose(kind, h, locked, nopt, okind, opts, orev, allow_decline, state):
+    """Uniform among the legal choices. Returns ``(choice, state)``."""
+    if kind == DEC_TAKE:
+        n = nopt + (1 if allow_decline else 0)
+        if n == 0:
+            return -1, state
+        if n == 1:
+            return (0 if nopt else -1), state
+        state, r = randbelow(state, n)
+        return (r if r < nopt else -1), state
+    n = count_discards(h, locked)
+    if n == 0:
+        return -1, state
+    r = 0
+    if n > 1:
+        state, r = randbelow(state, n)
+    for k in range(N_TYPES):
+        if legal_discard(h, locked, k):
+            if r == 0:
+                return k, state
+            r -= 1
+    return -1, state
+
+
+@njit(cache=True)
+def heuristic_choose(kind, h, locked, nopt, okind, opts, orev, allow_decline, state, trash_tab, score_tab):
+    """The heuristic's choice (see the module docstring). Returns ``(choice, state)``."""
+    if kind == DEC_DISCARD:
+        k, t2, s2 = best_discard(h, locked, trash_tab, score_tab)
+        return k, state
+    best = -1
+    bv = -(1 << 40)
+    if allow_decline:
+        bv = hand_value(h, locked, trash_tab, score_tab)
+    for i in range(nopt):
+        v = take_value(h, locked, i, opts, orev, trash_tab, score_tab)
+        if v >= bv if best < 0 else v > bv:
+            bv = v
+            best = i
+    return best, state
+
+
+@njit(cache=True)
+def choose(pol, kind, h, locked, nopt, okind, opts, orev, allow_decline, state, trash_tab, score_tab):
+    """The one dispatch from the engine to a policy: ``(choice, state)`` of policy ``pol``.
+
+    ``POL_SEARCH`` is resolved by the engine's driver (it needs the whole game state);
+    here, for a seat whose choice is forced, it falls back to the heuristic.
+    """
+    if pol == POL_RANDOM:
+        return random_choose(kind, h, locked, nopt, okind, opts, orev, allow_decline, state)
+    return heuristic_choose(kind, h, locked, nopt, okind, opts, orev, allow_decline, state, trash_tab,
+                            score_tab)

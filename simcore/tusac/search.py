@@ -1,0 +1,205 @@
+"""Tứ Sắc search policy: determinized flat Monte Carlo over every decision of a seat
+(eat, take a drawn card, steal, keep, discard), rollouts with the heuristic on common
+sampled worlds.
+
+At a decision of seat ``d`` (the engine stops there, :func:`.engine.advance`):
+
+1. **Candidates**: for a take (eat, a drawn card, a triple/quadruple steal, a taiwanese
+   keep), every meld option and declining when allowed; for a discard, the legal types,
+   prefiltered to the heuristic's ``MAX_DISCARD_CANDIDATES`` best (by its hand value after
+   the discard) when there are more. The heuristic's own choice comes first, so it wins
+   ties. Wins are not searched: every policy claims a win, the objective's best outcome
+   (a win now beats any expected result of waiting, by the win-first objective).
+2. **Worlds**: ``max(1, budget // candidates)`` determinizations. Each deals the cards
+   ``d`` cannot see -- 4 copies of each type minus its own hidden hand, every table, the
+   discard pile and an exposed drawn card -- at random into the opponents' hidden hands
+   (their public card counts) and the stock (its public size); under ``trio_lock`` an
+   opponent's sampled triples are its locked ones. Nothing else of the real state is read
+   for the opponents, so the choice depends only on ``d``'s information.
+3. **Rollouts**: every candidate is played out on every world with the heuristic at all
+   seats, through the same :func:`.engine.advance` as real play, with the same rollout
+   random stream per world (paired comparisons).
+4. **Choice**: most wins for ``d``, then most points (the game's payments).
+
+The search's randomness is the game's search stream (:func:`cardsim.simcore.rng.search_key`
+of the game, advanced across its decisions), never the game's own stream.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardsim.simcore.rng import next_u64, randbelow
+from cardsim.simcore.tusac.cards import N_TYPES
+from cardsim.simcore.tusac.claims import MAX_OPTS, N_KINDS
+from cardsim.simcore.tusac.engine import (C_CARD, C_DRAW, C_NLOG, C_NSTOCK, C_PHASE, C_WINNER, C_WSCORE,
+                                          N_CUR, N_SEAT, PH_CLAIM, advance, pending_decision, stock_start)
+from cardsim.simcore.tusac.policies import (DEC_TAKE, POL_HEURISTIC, best_discard, discard_values,
+                                            heuristic_choose, legal_discard)
+from cardsim.simcore.tusac.rules import P_LOCK, P_PLAYERS
+
+#: Discard candidates searched (the heuristic's best ones).
+MAX_DISCARD_CANDIDATES = 4
+MAX_CANDIDATES = MAX_OPTS + 1
+
+
+@njit(cache=True)
+def unseen_cards(prm, d, cur, hands, table, discards, out):
+    """The cards seat ``d`` cannot see (a multiset, one entry per card) into ``out``;
+    returns their number: 4 copies of each type minus ``d``'s hidden hand, every table,
+    the discard pile and an exposed drawn card."""
+    P = prm[P_PLAYERS]
+    drawn = cur[C_CARD] if (cur[C_PHASE] == PH_CLAIM and cur[C_DRAW] != 0) else -1
+    m = 0
+    for t in range(N_TYPES):
+        k = 4 - hands[d, t] - discards[t]
+        for s in range(P):
+            k -= table[s, t]
+        if t == drawn:
+            k -= 1
+        for j in range(k):
+            out[m] = t
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def determinize(prm, d, cur, hands, table, discards, locked, deck, whands, wlocked, wdeck, unseen, sstate):
+    """A world consistent with seat ``d``'s information: ``whands, wlocked, wdeck`` =
+    the real state with the unseen cards dealt at random into the opponents' hidden hands
+    (their counts) and the stock (its size). Returns the search RNG state."""
+    P = prm[P_PLAYERS]
+    m = unseen_cards(prm, d, cur, hands, table, discards, unseen)
+    for i in range(m - 1):  # Fisher-Yates
+        sstate, r = randbelow(sstate, m - i)
+        j = i + r
+        x = unseen[i]
+        unseen[i] = unseen[j]
+        unseen[j] = x
+    whands[:, :] = hands
+    wlocked[:] = locked
+    wdeck[:] = deck
+    pos = 0
+    for o in range(P):
+        if o == d:
+            continue
+        n = 0
+        for t in range(N_TYPES):
+            n += hands[o, t]
+        whands[o, :] = 0
+        for j in range(n):
+            whands[o, unseen[pos]] += 1
+            pos += 1
+        wlocked[o] = 0
+        if prm[P_LOCK] != 0:
+            for t in range(N_TYPES):
+                if whands[o, t] == 3:
+                    wlocked[o] |= np.int64(1) << t
+    lo = stock_start(P)
+    for j in range(cur[C_NSTOCK]):
+        wdeck[lo + j] = unseen[pos]
+        pos += 1
+    return sstate
+
+
+@njit(cache=True)
+def candidates(prm, cur, hands, locked, okind, opts, orev, trash_tab, score_tab, cand):
+    """The searched choices of the pending decision into ``cand``: ``(seat, number)``; the
+    heuristic's choice first."""
+    d, kind, n, allow = pending_decision(prm, cur, hands, locked, okind, opts, orev)
+    h = hands[d]
+    if kind == DEC_TAKE:
+        first, _ = heuristic_choose(kind, h, locked[d], n, okind, opts, orev, allow, np.uint64(0), trash_tab,
+                                    score_tab)
+        cand[0] = first
+        m = 1
+        for i in range(n):
+            if i != first:
+                cand[m] = i
+                m += 1
+        if allow and first != -1:
+            cand[m] = -1
+            m += 1
+        return d, m
+    first, _, _ = best_discard(h, locked[d], trash_tab, score_tab)
+    values = np.empty(N_TYPES, np.int64)
+    discard_values(h, locked[d], trash_tab, score_tab, values)
+    cand[0] = first
+    m = 1
+    while m < MAX_DISCARD_CANDIDATES:
+        best = -1
+        for k in range(N_TYPES):
+            if not legal_discard(h, locked[d], k):
+                continue
+            taken = False
+            for j in range(m):
+                if cand[j] == k:
+                    taken = True
+            if not taken and (best < 0 or values[k] > values[best]):
+                best = k
+        if best < 0:
+            break
+        cand[m] = best
+        m += 1
+    return d, m
+
+
+@njit(cache=True)
+def search_choose(prm, budget, sstate, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, trash_tab,
+                  score_tab, win_tab):
+    """The search's choice at the decision :func:`.engine.advance` stopped at (pass it
+    back as ``forced``). Returns ``(choice, search RNG state)``."""
+    P = prm[P_PLAYERS]
+    okind = np.zeros(MAX_OPTS, np.int64)
+    opts = np.zeros(MAX_OPTS, np.int64)
+    orev = np.zeros((MAX_OPTS, 3), np.int64)
+    cand = np.zeros(MAX_CANDIDATES, np.int64)
+    d, ncand = candidates(prm, cur, hands, locked, okind, opts, orev, trash_tab, score_tab, cand)
+    if ncand <= 1:
+        return cand[0], sstate
+    worlds = max(1, budget // ncand)
+    wins = np.zeros(ncand, np.int64)
+    points = np.zeros(ncand, np.int64)
+    # one sampled world, and a copy of it per rollout
+    unseen = np.empty(4 * N_TYPES, np.int64)
+    whands = np.empty_like(hands)
+    wlocked = np.empty_like(locked)
+    wdeck = np.empty_like(deck)
+    rcur = np.empty(N_CUR, np.int64)
+    rdeck = np.empty_like(deck)
+    rhands = np.empty_like(hands)
+    rtable = np.empty_like(table)
+    rdiscards = np.empty_like(discards)
+    rlocked = np.empty_like(locked)
+    rexp_pts = np.empty_like(exp_pts)
+    rexp_kinds = np.empty_like(exp_kinds)
+    rseat = np.zeros((N_SEAT, P), np.int16)
+    pol = np.full(4, POL_HEURISTIC, np.int64)
+    log = np.zeros((1, 6), np.int64)
+    for w in range(worlds):
+        sstate = determinize(prm, d, cur, hands, table, discards, locked, deck, whands, wlocked, wdeck, unseen,
+                             sstate)
+        sstate, rollout_key = next_u64(sstate)
+        for k in range(ncand):
+            rcur[:] = cur
+            rcur[C_NLOG] = 0
+            rdeck[:] = wdeck
+            rhands[:, :] = whands
+            rtable[:, :] = table
+            rdiscards[:] = discards
+            rlocked[:] = wlocked
+            rexp_pts[:] = exp_pts
+            rexp_kinds[:, :] = exp_kinds
+            advance(prm, pol, cand[k], False, False, rcur, rdeck, rhands, rtable, rdiscards, rlocked, rexp_pts,
+                    rexp_kinds, rseat, okind, opts, orev, trash_tab, score_tab, win_tab, rollout_key, log, False)
+            winner = rcur[C_WINNER]
+            if winner == d:
+                wins[k] += 1
+                points[k] += rcur[C_WSCORE] * (P - 1)
+            elif winner >= 0:
+                points[k] -= rcur[C_WSCORE]
+    best = 0
+    for k in range(1, ncand):
+        if wins[k] > wins[best] or (wins[k] == wins[best] and points[k] > points[best]):
+            best = k
+    return cand[best], sstate
