@@ -34,7 +34,8 @@ def _aligned_parts(baseline: Dataset, arm: Dataset, table: str):
         yield a, b
 
 
-def compare(baseline_path: str | os.PathLike, arm_paths: dict[str, str | os.PathLike]) -> pd.DataFrame:
+def compare(baseline_path: str | os.PathLike, arm_paths: dict[str, str | os.PathLike],
+            custom_metrics: list[str] | None = None) -> pd.DataFrame:
     """Compare each arm with the baseline, metric by metric, on the same games.
 
     Parameters
@@ -55,7 +56,14 @@ def compare(baseline_path: str | os.PathLike, arm_paths: dict[str, str | os.Path
     """
     baseline = Dataset(baseline_path)
     game, task = baseline.meta["game"], baseline.meta["task"]
-    table, metric_fn, _ = metric_spec(game, task)
+    table, builtin_fn, _ = metric_spec(game, task)
+    if custom_metrics:
+        from cardsim.simcore.custom import custom_metric_frame
+
+        def metric_fn(frame):
+            return pd.concat([builtin_fn(frame), custom_metric_frame(list(custom_metrics), frame)], axis=1)
+    else:
+        metric_fn = builtin_fn
     rows = []
     for arm_name, arm_path in arm_paths.items():
         arm = Dataset(arm_path)
@@ -82,7 +90,8 @@ def compare(baseline_path: str | os.PathLike, arm_paths: dict[str, str | os.Path
 SWEEP_COLUMNS = ["switch", "value", "metric", "unit", "n", "estimate", "ci_low", "ci_high"]
 
 
-def sweep_table(switch: str, arm_paths: dict[object, str | os.PathLike]) -> pd.DataFrame:
+def sweep_table(switch: str, arm_paths: dict[object, str | os.PathLike],
+                custom_metrics: list[str] | None = None) -> pd.DataFrame:
     """Tidy sweep results: one row per (value, metric) with a 95% interval.
 
     Parameters
@@ -106,7 +115,12 @@ def sweep_table(switch: str, arm_paths: dict[object, str | os.PathLike]) -> pd.D
         spec = get_spec(dataset.meta["game"]).metric_spec(dataset.meta["task"])
         sums: dict[str, list[float]] = {}
         for part in dataset.iter_parts(spec.table):
-            metrics = spec.function(part.to_pandas())
+            frame = part.to_pandas()
+            metrics = spec.function(frame)
+            if custom_metrics:
+                from cardsim.simcore.custom import custom_metric_frame
+
+                metrics = pd.concat([metrics, custom_metric_frame(list(custom_metrics), frame)], axis=1)
             for column in metrics.columns:
                 x = metrics[column].to_numpy(float)
                 cell = sums.setdefault(column, [0, 0.0, 0.0])

@@ -93,8 +93,35 @@ def with_exact(table: pd.DataFrame, exact_rows) -> pd.DataFrame:
     return out
 
 
-def summary(path: str | os.PathLike) -> pd.DataFrame:
-    """The summary table of a finished run (what the CLI prints at the end)."""
+def custom_summary(path: str | os.PathLike, refs: list[str]) -> pd.DataFrame:
+    """Summary rows of custom metrics (``PATH.py:NAME``) over a play run's per-game table:
+    ``metric, group, n, value, ci_low, ci_high`` (0/1 metrics as Wilson rates, others as
+    means with a normal interval)."""
+    from cardsim.simcore.custom import custom_metric_frame
+    from cardsim.simcore.registry import get_spec
+    from cardsim.simcore.summarize import SummaryAccumulator
+
+    dataset = Dataset(path)
+    if dataset.meta.get("task") != "play":
+        raise ConfigError("--metric works on play runs (deal runs count events: see --event)")
+    table = get_spec(str(dataset.meta.get("game"))).metric_spec("play").table
+    frames = [custom_metric_frame(refs, part.to_pandas()) for part in dataset.iter_parts(table)]
+    values = pd.concat(frames, ignore_index=True)
+    acc = SummaryAccumulator()
+    for column in values.columns:
+        x = values[column].to_numpy(float)
+        if np.isin(x, (0.0, 1.0)).all():
+            acc.rate(column, "custom (per game)", x.astype(bool))
+        else:
+            acc.mean(column, "custom (per game)", x)
+    return acc.table()
+
+
+def summary(path: str | os.PathLike, metrics: list[str] | None = None) -> pd.DataFrame:
+    """The summary table of a finished run (what the CLI prints at the end); ``metrics``:
+    custom metric functions ``PATH.py:NAME`` whose rows are appended (play runs)."""
+    if metrics:
+        return pd.concat([summary(path), custom_summary(path, list(metrics))], ignore_index=True)
     from cardsim.simcore.registry import get_spec
 
     dataset = Dataset(path)

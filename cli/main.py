@@ -203,13 +203,27 @@ def check_backend(backend: str, scheduler: Optional[str], workers: Optional[int]
         raise ConfigError(f"--workers must be at least 1, got {workers}")
 
 
+#: ``--metric PATH.py:NAME`` functions of the current command, appended to its summary.
+_CUSTOM_METRICS: list[str] = []
+
+
+def check_custom_metrics(refs: List[str]) -> list[str]:
+    """Load every ``--metric`` function once before running (errors exit 2 up front)."""
+    from cardsim.simcore.custom import load_function
+
+    for ref in refs:
+        load_function(ref, "--metric")
+    _CUSTOM_METRICS[:] = list(refs)
+    return list(refs)
+
+
 def finish_and_report(run, out_is_temporary: bool, overwrite: bool, as_json: bool, quiet: bool) -> None:
     """Commit the finished run and print its summary."""
     from cardsim import analysis
     from cardsim.simcore import lifecycle
 
     path = lifecycle.commit(run, overwrite=overwrite)
-    print_summary(analysis.summary(path), as_json)
+    print_summary(analysis.summary(path, metrics=_CUSTOM_METRICS), as_json)
     if not as_json and not quiet:
         meta = run.manifest
         where = "" if out_is_temporary else f", written to {path}"
@@ -319,6 +333,9 @@ OutOpt = Annotated[Optional[Path], typer.Option("--out", "-o", help="write a Par
 ClaimSeatsOpt = Annotated[Optional[str], typer.Option("--claim-seats", help=CLAIM_SEATS_HELP)]
 ResumeOpt = Annotated[bool, typer.Option("--resume", help=RESUME_HELP)]
 OverwriteOpt = Annotated[bool, typer.Option("--overwrite", help="replace an existing dataset at --out")]
+MetricOpt = Annotated[List[str], typer.Option(
+    "--metric", help="your own per-game metric PATH.py:FUNCTION (repeatable): a function of one game's row "
+                     "(a dict) or of the per-game DataFrame, returning a number or bool per game")]
 
 
 @app.command("deal")
@@ -333,6 +350,9 @@ def deal_command(
     overwrite: OverwriteOpt = False,
     per_deal: bool = typer.Option(False, "--per-deal", help="also write one row per deal with every hand (small runs, for inspection)"),
     draws: Optional[int] = typer.Option(None, "--draws", help="contract games: also count contracts held after K more stock cards"),
+    events: List[str] = typer.Option([], "--event", help="your own deal event PATH.py:FUNCTION (repeatable): "
+                                     "FUNCTION(hand) -> bool, compiled with Numba and counted per seat and for "
+                                     "the table (hand: Tiến Lên an int64 52-bit mask, Tứ Sắc int8[28] counts)"),
     chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="deals per chunk / Parquet part"),
     quiet: QuietOpt = False,
     as_json: JsonOpt = False,
@@ -350,6 +370,11 @@ def deal_command(
     options: dict[str, Any] = {"per_deal": True} if per_deal else {}
     if draws is not None:
         options["draws"] = draws
+    if events:
+        from cardsim.simcore.custom import split_ref
+
+        # absolute paths: a resumed run or a Dask worker must find the same file
+        options["events"] = [f"{split_ref(e, '--event')[0].resolve()}:{split_ref(e, '--event')[1]}" for e in events]
     execute_run(game, "deal", n, seed, threads, sets, rules_file, out, overwrite, chunk_size, quiet,
                 as_json, options, backend, scheduler, workers, resume)
 
@@ -377,6 +402,7 @@ def play_command(
     scheduler: SchedulerOpt = None,
     workers: WorkersOpt = None,
     resume: ResumeOpt = False,
+    metrics: MetricOpt = [],
 ) -> None:
     """Play N whole games with the chosen policies; one row per game.
 
@@ -386,6 +412,7 @@ def play_command(
     interval. With --out, writes the per-game table(s).
     """
     n = parse_count(games, "--games")
+    check_custom_metrics(metrics)
     options: dict[str, Any] = {} if games_per_match is None else {"games_per_match": games_per_match}
     if claim_seats is not None:
         options["claim_seats"] = claim_seats
@@ -570,11 +597,12 @@ def exact_command(
 def summary_command(
     path: Path = typer.Argument(..., help="dataset directory written with --out"),
     as_json: bool = typer.Option(False, "--json", help="JSON array of records: event, seat, count, n, rate, ci_low, ci_high"),
+    metrics: MetricOpt = [],
 ) -> None:
-    """Print the summary table of a saved dataset."""
+    """Print the summary table of a saved dataset (plus your own --metric functions)."""
     from cardsim import analysis
 
-    print_summary(analysis.summary(path), as_json)
+    print_summary(analysis.summary(path, metrics=check_custom_metrics(metrics)), as_json)
 
 
 @app.command("experiment")
@@ -642,7 +670,8 @@ def experiment_command(
                 run = PartialRun.create(folder / arm.name, config.manifest())
                 run_missing_chunks(run, "local", None, None, quiet)
                 paths[arm.name] = run.commit()
-            part = compare(paths[names[0]], {name: paths[name] for name in names[1:]})
+            part = compare(paths[names[0]], {name: paths[name] for name in names[1:]},
+                           custom_metrics=list(experiment.custom_metrics))
             if strength:
                 part.insert(2, "strength", strength)
             tables.append(part)
@@ -650,7 +679,8 @@ def experiment_command(
                 from cardsim.analysis.compare import sweep_table
 
                 tidy = sweep_table(experiment.sweep_switch,
-                                   {v: paths[name] for v, name in zip(experiment.sweep_values, names)})
+                                   {v: paths[name] for v, name in zip(experiment.sweep_values, names)},
+                                   custom_metrics=list(experiment.custom_metrics))
                 if strength:
                     tidy.insert(0, "strength", strength)
                 sweeps.append(tidy)

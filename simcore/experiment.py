@@ -45,7 +45,7 @@ from cardsim.simcore import registry
 from cardsim.simcore.config import ConfigError
 
 _SPEC_KEYS = {"name", "game", "task", "n", "seed", "chunk_size", "baseline", "arms", "description", "metrics",
-              "policies", "sweep"}
+              "policies", "sweep", "custom_metrics"}
 _ARM_KEYS = {"name", "rules", "options"}
 # An arm's dataset is the folder EXPERIMENT/NAME: a name must be a plain file name that
 # starts with a letter or digit (never ".", ".." or hidden) and is not one of the
@@ -75,12 +75,14 @@ class Experiment:
     strengths: tuple[str, ...] = ()  # policy texts: every arm is run at each (empty: as the arms say)
     sweep_switch: str = ""  # with a sweep: the swept switch; arm i ran sweep_values[i]
     sweep_values: tuple = ()
+    custom_metrics: tuple[str, ...] = ()  # PATH.py:NAME per-game metric functions
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name, "game": self.game, "task": self.task, "n": self.n, "seed": self.seed,
             "chunk_size": self.chunk_size, "description": self.description, "metrics": list(self.metrics),
             "policies": list(self.strengths),
+            "custom_metrics": list(self.custom_metrics),
             "sweep": {"switch": self.sweep_switch, "values": list(self.sweep_values)} if self.sweep_switch else None,
             "arms": [{"name": a.name, "rules": a.rules.to_dict(), "options": a.options} for a in self.arms],
         }
@@ -193,7 +195,27 @@ def parse_experiment(data: dict[str, Any], source: str = "spec", n_override: int
             raise ConfigError(f"{source}: arm {arm.name}: {exc}") from None
     return Experiment(name=str(data.get("name", Path(source).stem)), game=game, task=task, n=n, seed=seed,
                       chunk_size=chunk_size, arms=tuple(arms), description=str(data.get("description", "")),
-                      metrics=metrics, strengths=strengths, sweep_switch=sweep_switch, sweep_values=sweep_values)
+                      metrics=metrics, strengths=strengths, sweep_switch=sweep_switch, sweep_values=sweep_values,
+                      custom_metrics=_custom_metrics(data, source, task))
+
+
+def _custom_metrics(data: dict[str, Any], source: str, task: str) -> tuple[str, ...]:
+    """``custom_metrics = ["file.py:name"]``, paths relative to the spec file, loaded once to check them."""
+    from cardsim.simcore.custom import load_function, split_ref
+
+    refs = data.get("custom_metrics", [])
+    if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
+        raise ConfigError(f"{source}: custom_metrics must be a list of \"PATH.py:FUNCTION\" strings")
+    if refs and task != "play":
+        raise ConfigError(f"{source}: custom_metrics need task = \"play\"")
+    out = []
+    base = Path(source).parent if source != "spec" else Path(".")
+    for ref in refs:
+        path, name = split_ref(ref, "custom_metrics")
+        full = path if path.is_absolute() else base / path
+        load_function(f"{full}:{name}", f"{source}: custom_metrics")
+        out.append(f"{full}:{name}")
+    return tuple(out)
 
 
 def _sweep_arms(data: dict[str, Any], source: str, rules_cls, baseline: dict[str, Any]):

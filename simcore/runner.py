@@ -116,8 +116,26 @@ class RunConfig:
 
 
 def run_chunk(config: RunConfig, chunk_id: int) -> dict[str, pa.Table]:
-    """Run one chunk of a run and return its tables (pure: no I/O)."""
-    return get_task(config.game, config.task).run_chunk(config, chunk_id)
+    """Run one chunk of a run and return its tables (pure: no I/O).
+
+    A deal run's custom events (option ``events``: ``PATH.py:NAME`` functions) are
+    counted here, beside the task's built-in events, in the same ``counts`` table.
+    """
+    events = config.options.get("events") if config.task == "deal" else None
+    if not events:
+        return get_task(config.game, config.task).run_chunk(config, chunk_id)
+    import dataclasses
+
+    from cardsim.simcore.custom_events import count_events, event_name
+    from cardsim.simcore.tasks import grid_counts_table
+
+    plain = dataclasses.replace(config, options={k: v for k, v in config.options.items() if k != "events"})
+    tables = get_task(config.game, config.task).run_chunk(plain, chunk_id)
+    start, count = config.chunk_range(chunk_id)
+    block = count_events(config.game, list(events), config.seed, start, count, config.rules)
+    extra = grid_counts_table(chunk_id, [event_name(e) for e in events], block, count)
+    tables["counts"] = pa.concat_tables([tables["counts"], extra.cast(tables["counts"].schema)])
+    return tables
 
 
 def set_threads(threads: int | None) -> int:

@@ -111,6 +111,23 @@ class DealTaskBase(Task):
     def parse_options(self, rules, options: Mapping[str, Any]) -> dict[str, Any]:
         return dict(options)  # per_deal is only recorded when asked for (goldens, manifests)
 
+    def option_names(self) -> tuple[str, ...]:
+        return (*self.option_defaults, "events")  # events: custom deal events (see simcore.runner)
+
+    def check_options(self, rules, options: Mapping[str, Any]) -> None:
+        super().check_options(rules, options)
+        events = options.get("events")
+        if events is not None:
+            from cardsim.simcore.custom_events import compile_event, event_name
+
+            if not isinstance(events, (list, tuple)) or not all(isinstance(e, str) for e in events):
+                raise ConfigError("events must be a list of PATH.py:FUNCTION strings")
+            names = [event_name(e) for e in events]
+            if len(set(names)) != len(names):
+                raise ConfigError(f"two --event functions share a name: {', '.join(names)}")
+            for ref in events:
+                compile_event(self.game, ref)
+
     def check_size(self, n: int, options: Mapping[str, Any]) -> None:
         if options.get("per_deal") and n > self.max_per_deal:
             raise ConfigError(f"--per-deal is for small runs: at most {self.max_per_deal:,} deals, got {n:,}")

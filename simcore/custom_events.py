@@ -1,0 +1,165 @@
+"""Custom deal events: a user's function of one hand, compiled with Numba, counted per
+seat and for the table inside the run, beside the built-in events.
+
+``cardsim deal GAME --event PATH.py:NAME`` (repeatable). ``NAME(hand) -> bool`` gets the
+hand in the representation the game's kernels use (:data:`HANDS`):
+
+* ``tienlen``: an ``int64`` 52-bit mask, card id ``4 * rank + suit`` (ranks 3..A, 2 =
+  0..12; suits ♠ ♣ ♦ ♥ = 0..3), so ``(hand >> 48) & 15`` are the 2s;
+* ``tusac``: an ``int8[28]`` array of counts per card type ``7 * colour + character``
+  (colours red, yellow, green, white; characters General, Advisor, Elephant, Chariot,
+  Horse, Cannon, Soldier), each 0..4.
+
+The function is compiled once per run (``numba.njit``); the counts land in the run's
+``counts`` table as event ``NAME`` (seat rows and the ``any`` row).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from numba import njit, prange, types
+
+from cardsim.simcore.config import ConfigError
+from cardsim.simcore.custom import load_function, split_ref
+
+#: Deals evaluated per block (bounds memory: the hands of one block are materialised).
+BLOCK = 1 << 18
+
+
+@dataclass(frozen=True)
+class HandsSpec:
+    """How a game's hands are produced for custom events and what the user function gets."""
+
+    argument: object  # the numba type of one hand
+    describe: str
+    hands: Callable  # hands(seed, start, count, rules) -> array (count, players[, width])
+    #: optional: fused(dispatcher) -> run(seed, start, count, rules) -> bool[count, players],
+    #: dealing and testing in one parallel loop (no hands materialised: faster)
+    fused: Callable | None = None
+
+
+def _tienlen_hands(seed, start, count, rules):
+    from cardsim.simcore.tienlen.deal import deal_rows
+
+    hands, _, _ = deal_rows(seed, start, count, rules.players, rules.cards_per_player,
+                            rules.instant_win_mask(), rules.black_mask())
+    return hands
+
+
+def _tusac_hands(seed, start, count, rules):
+    from cardsim.simcore.tusac.deal import deal_rows
+
+    hands, _ = deal_rows(seed, start, count, rules.players)
+    return np.ascontiguousarray(hands[:, :rules.players, :])
+
+
+def _tienlen_fused(dispatcher):
+    from cardsim.simcore.tienlen.deal import deal_into, deal_plan
+
+    @njit(parallel=True)
+    def hits(seed, start, count, players, plan, leaf):
+        out = np.zeros((count, players), np.bool_)
+        blocks = min(count, 512)
+        for b in prange(blocks):
+            slots = np.zeros(16, np.uint64)
+            groups = np.zeros(8, np.uint64)
+            for j in range(count * b // blocks, count * (b + 1) // blocks):
+                deal_into(seed, start + j, plan, leaf, slots, groups)
+                for s in range(players):
+                    out[j, s] = bool(dispatcher(np.int64(groups[s])))
+        return out
+
+    def run(seed, start, count, rules):
+        plan, leaf = deal_plan(rules.players, rules.cards_per_player)
+        return hits(np.uint64(seed), np.int64(start), np.int64(count), np.int64(rules.players), plan, leaf)
+
+    return run
+
+
+HANDS = {
+    "tienlen": HandsSpec(types.int64, "an int64 52-bit mask (bit 4*rank+suit)", _tienlen_hands, _tienlen_fused),
+    "tusac": HandsSpec(types.Array(types.int8, 1, "C", readonly=False), "an int8[28] array of counts per type",
+                       _tusac_hands),
+}
+
+
+def _first_numba_line(exc: Exception) -> str:
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    keep = [line for line in lines if not line.startswith(("File ", "During:", "^", "-", "Failed in", "[1]"))]
+    return (keep or lines or [type(exc).__name__])[0][:300]
+
+
+def compile_event(game: str, ref: str):
+    """The user's function compiled for the game's hand type; ConfigError on any problem."""
+    if game not in HANDS:
+        raise ConfigError(f"--event is not available for {game} yet (games: {', '.join(HANDS)})")
+    import numba
+    from numba.core.errors import NumbaError
+
+    function = load_function(ref, "--event")
+    dispatcher = function if isinstance(function, numba.core.registry.CPUDispatcher) else njit(function)
+    argument = HANDS[game].argument
+    try:
+        dispatcher.compile((argument,))
+    except NumbaError as exc:
+        raise ConfigError(f"--event {ref}: does not compile with Numba for {HANDS[game].describe}: "
+                          f"{_first_numba_line(exc)}") from None
+    except Exception as exc:
+        raise ConfigError(f"--event {ref}: fails to compile: {type(exc).__name__}: {_first_numba_line(exc)}") from None
+    result = dispatcher.nopython_signatures[-1].return_type
+    if not isinstance(result, (types.Boolean, types.Integer)):
+        raise ConfigError(f"--event {ref}: must return a bool for one hand, returns {result}")
+    return dispatcher
+
+
+def event_name(ref: str) -> str:
+    return split_ref(ref, "--event")[1]
+
+
+def _hits_kernel(dispatcher, ndim: int):
+    """A parallel kernel ``hits(hands) -> bool[count, players]`` for one compiled event."""
+    if ndim == 2:
+        @njit(parallel=True)
+        def hits(hands):
+            out = np.zeros(hands.shape[:2], np.bool_)
+            for i in prange(hands.shape[0]):
+                for s in range(hands.shape[1]):
+                    out[i, s] = bool(dispatcher(hands[i, s]))
+            return out
+    else:
+        @njit(parallel=True)
+        def hits(hands):
+            out = np.zeros(hands.shape[:2], np.bool_)
+            for i in prange(hands.shape[0]):
+                for s in range(hands.shape[1]):
+                    out[i, s] = bool(dispatcher(hands[i, s]))
+            return out
+    return hits
+
+
+def count_events(game: str, refs: list[str], seed: int, start: int, count: int, rules) -> np.ndarray:
+    """Counts ``int64[len(refs), players + 1]`` of deals ``start .. start+count-1`` where
+    each event holds for seat ``s`` (last column: for at least one seat)."""
+    spec = HANDS[game]
+    kernels = None
+    out = np.zeros((len(refs), rules.players + 1), np.int64)
+    if spec.fused is not None:
+        for e, ref in enumerate(refs):
+            run = spec.fused(compile_event(game, ref))
+            for lo in range(start, start + count, BLOCK):
+                hits = run(seed, lo, min(BLOCK, start + count - lo), rules)
+                out[e, :-1] += hits.sum(axis=0)
+                out[e, -1] += int(hits.any(axis=1).sum())
+        return out
+    for lo in range(start, start + count, BLOCK):
+        n = min(BLOCK, start + count - lo)
+        hands = spec.hands(seed, lo, n, rules)
+        if kernels is None:
+            kernels = [_hits_kernel(compile_event(game, ref), hands.ndim) for ref in refs]
+        for e, kernel in enumerate(kernels):
+            hits = kernel(hands)
+            out[e, :-1] += hits.sum(axis=0)
+            out[e, -1] += int(hits.any(axis=1).sum())
+    return out
