@@ -15,7 +15,7 @@ import time
 import numba
 
 from cardsim.simcore.tienlen import reference as ref
-from cardsim.simcore.tienlen.game import play_chunk
+from cardsim.simcore.tienlen.play import play_chunk
 from cardsim.simcore.tienlen.rules import TienLenRules
 
 

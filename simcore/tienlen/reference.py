@@ -6,8 +6,8 @@
 * :func:`play_match` / :func:`play_game` — a whole game with the random policy, drawing
   from the same addressable stream as the numba kernel and listing moves in the same
   order (class id, then mask), so with random seats it must play *exactly* the games of
-  :func:`simcore.tienlen.game.play_chunk`. Only the deal is borrowed from the kernel
-  (:func:`simcore.tienlen.game.deal_with_state`); the play is plain Python.
+  :func:`simcore.tienlen.play.play_chunk`. Only the deal is borrowed from the kernel
+  (:func:`simcore.tienlen.play.deal_with_state`); the play is plain Python.
 
 Class ids are those of :mod:`simcore.tienlen.moves` (0 single, 1 pair, 2 triple,
 3 four, 4+L-3 sequence of L ranks, 14+L-3 double sequence of L pairs).
@@ -168,7 +168,7 @@ def randbelow(state: int, n: int):
 # --- the game ----------------------------------------------------------------------
 
 def points_for(rules, places: list[int], hands: list[int]) -> list[int]:
-    """Points of one game (see :mod:`simcore.tienlen.game` for the scoring rules)."""
+    """Points of one game (see :mod:`simcore.tienlen.engine` for the scoring rules)."""
     n = len(places)
     if rules.scoring == "per_card":
         pay = [0 if places[s] == 1 else len(cards(hands[s])) + len(cards(hands[s] >> 48))
@@ -180,7 +180,7 @@ def points_for(rules, places: list[int], hands: list[int]) -> list[int]:
 
 def play_game(seed: int, index: int, rules, first: bool, prev_winner: int) -> dict:
     """One game with the random policy at every seat. Returns places, points, log, ..."""
-    from cardsim.simcore.tienlen.game import deal_with_state, instant_flags
+    from cardsim.simcore.tienlen.play import deal_with_state, instant_flags
     from cardsim.simcore.tienlen.rules import INSTANT_WIN_KINDS
 
     n = rules.players

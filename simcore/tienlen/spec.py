@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from cardsim.simcore.spec import GameSpec, MetricSpec, OptionSpec
 from cardsim.simcore.tienlen import summary
-from cardsim.simcore.tienlen.deal_task import TASK as DEAL
-from cardsim.simcore.tienlen.play_task import TASK as PLAY
+from cardsim.simcore.tienlen.tasks import DEAL, PLAY
 from cardsim.simcore.tienlen.rules import TienLenRules
 
 SPEC = GameSpec(

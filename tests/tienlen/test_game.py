@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from cardsim.simcore.tienlen import reference as ref
-from cardsim.simcore.tienlen.game import (LOG_DEAL, LOG_INSTANT, LOG_LEAD, LOG_OUT, LOG_PASS, LOG_PLAY,
-                                  instant_flags, play_chunk, play_hands, play_logged, replay_game)
+from cardsim.simcore.tienlen.log import LOG_DEAL, LOG_INSTANT, LOG_LEAD, LOG_OUT, LOG_PASS, LOG_PLAY
+from cardsim.simcore.tienlen.play import instant_flags, play_chunk, play_hands, play_logged, replay_game
 from cardsim.simcore.tienlen.rules import INSTANT_WIN_KINDS, TienLenRules
 
 CONFIGS = [
@@ -38,7 +38,7 @@ def test_random_games_equal_reference_engine(settings, policy):
             assert [int(cols[f"points_{s}"][i]) for s in range(rules.players)] == g["points"]
             assert int(cols["leader"][i]) == g["leader"]
             assert (int(cols["instant_winner"][i]), int(cols["instant_kind"][i])) == g["instant"]
-            moves = [(int(s), int(m)) for s, m, c in log[i, :nlog[i]] if c & 15 in (LOG_PLAY, LOG_PASS)]
+            moves = [(int(s), int(m)) for k, s, m, *_ in log[i, :nlog[i]] if k in (LOG_PLAY, LOG_PASS)]
             assert moves == [x for x in g["log"] if x[0] != "lead"]
 
 
@@ -48,8 +48,8 @@ def check_game(rules, row, log, first_game, stats):
     resets = rules.pass_resets
     hands = {}
     pos = 0
-    while pos < len(log) and log[pos][2] & 15 == LOG_DEAL:
-        hands[int(log[pos][0])] = int(log[pos][1])
+    while pos < len(log) and log[pos][0] == LOG_DEAL:
+        hands[int(log[pos][1])] = int(log[pos][2])
         pos += 1
     dealt = dict(hands)
     assert sorted(hands) == list(range(P))
@@ -85,7 +85,7 @@ def check_game(rules, row, log, first_game, stats):
     out_order = []
     required = lowest if first_game else -1
     if expected[0] >= 0:
-        assert log[pos][2] & 15 == LOG_INSTANT and pos + 1 == len(log)
+        assert log[pos][0] == LOG_INSTANT and pos + 1 == len(log)
         w = expected[0]
         others = sorted((s for s in range(P) if s != w),
                         key=lambda s: (bin(hands[s]).count("1"), (s - w) % P))
@@ -98,8 +98,8 @@ def check_game(rules, row, log, first_game, stats):
         since_play = set()
         table_mask = 0
         actor = None
-        for seat, mask, code in log[pos:]:
-            seat, mask, kind = int(seat), int(mask), int(code) & 15
+        for kind, seat, mask, cls, chopped, _ in log[pos:]:
+            seat, mask, kind = int(seat), int(mask), int(kind)
             if kind == LOG_LEAD:
                 if last is None:
                     assert seat == lead_seat
@@ -148,7 +148,7 @@ def check_game(rules, row, log, first_game, stats):
                 stats["played_after_pass"] += 1
             c = ref.combo(mask)
             chop = table is not None and c[0] != table[0]
-            assert bool(code >> 12 & 1) == chop and (code >> 4 & 255) - 1 == c[0]
+            assert bool(chopped) == chop and cls == c[0]
             if chop:
                 chops[seat] += 1
                 if table[1] // 4 == 12 and table[0] < 4:

@@ -1,0 +1,358 @@
+"""Tiến Lên engine: the game state as plain arrays, legal decisions, apply, the turn loop.
+
+Real play (:mod:`.play`) and the search policy's rollouts (:mod:`.search`) run the same
+functions here: :func:`start_game`, :func:`turn_options`, :func:`apply_decision`,
+:func:`advance_turn` and the turn loop :func:`run_turns`, which asks
+:func:`.policies.choose` for every decision and pauses at the decisions of ``search``
+seats (the caller searches, applies and resumes).
+
+Game flow (spec ``docs/rules/tienlen.md``; legal moves in :mod:`.moves`)
+-----------------------------------------------------------------------
+* First game of a match: the holder of the lowest dealt card (3♠ when dealt) leads and
+  the lead must contain that card (be that card alone with ``three_spades_alone``).
+  Later games: the previous game's winner (1st place, instant winners included) leads
+  anything.
+* Instant wins (enabled kinds) are checked right after the deal with
+  :func:`.deal.resolve_instant_win` (leader = the seat that would lead): the instant
+  winner is 1st, the others are ranked by cards left, ties by play order after the winner.
+* A pass is final for the trick unless ``pass_resets``. A player who passed and may not
+  play again is skipped without a decision; under ``bombs_after_pass`` a passed player
+  who holds an allowed bomb that beats the table gets a decision (bomb or pass again).
+* When the turn comes back to the last player to play, the trick is cleared and that
+  player leads; if they have gone out, the next seat in play order still holding cards
+  leads. The game ends when one player holds cards; finishing order gives places.
+
+Scoring (``points_s``, per game; sums over a match are left to the analysis)
+---------------------------------------------------------------------------
+* ``3-2-1-0`` / ``4-3-2-1``: place ``p`` gets the ``p``-th value of the ladder; with
+  fewer players the top of the ladder is used (2 players: 3-2 or 4-3; 3 players:
+  3-2-1 or 4-3-2).
+* ``per_card``: each player not 1st pays one point per card left plus one more per 2
+  left (a 2 counts double); 1st receives the total. Points sum to zero.
+
+State
+-----
+``st`` int64[ST_SIZE] (fields ``ST_*``) and ``hands`` uint64[8] (a 52-bit card mask per
+seat). Per-game statistics go to ``seat`` int16[N_SEAT, players] (fields ``S_*``) and
+``meta`` int16[N_META] (fields ``M_*``); the move log to ``log`` (:mod:`.log`).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardsim.simcore.bits import highest_bit, lowest_bit, popcount
+from cardsim.simcore.config import param_layout
+from cardsim.simcore.movelog import log_record
+from cardsim.simcore.tienlen.deal import first_leader, hand_flags_colour, rank_planes, resolve_instant_win
+from cardsim.simcore.tienlen.log import LOG_DEAL, LOG_INSTANT, LOG_LEAD, LOG_OUT, LOG_PASS, LOG_PLAY
+from cardsim.simcore.tienlen.moves import allowed_classes, count_moves, is_bomb_class
+from cardsim.simcore.tienlen.policies import POL_RANDOM, POL_SEARCH, choose
+from cardsim.simcore.tienlen.rules import TienLenRules
+
+# kernel parameters (int64 vector), generated from the rules class
+PARAMS = param_layout(
+    TienLenRules,
+    ("players", "cards_per_player", "instant_wins", "chop_rules", "bombs_after_pass", "pass_resets",
+     "three_spades_alone", "scoring"),
+    ("games_per_match", "black_mask"),
+)
+P_PLAYERS = PARAMS["players"]
+P_CARDS = PARAMS["cards_per_player"]
+P_INSTANT = PARAMS["instant_wins"]
+P_CHOP = PARAMS["chop_rules"]
+P_BAP = PARAMS["bombs_after_pass"]
+P_RESETS = PARAMS["pass_resets"]
+P_ALONE = PARAMS["three_spades_alone"]
+P_SCORING = PARAMS["scoring"]
+P_K = PARAMS["games_per_match"]
+P_BLACK = PARAMS["black_mask"]
+SCORING_PER_CARD = 2
+
+# game state st[ST_SIZE]
+(ST_TURN, ST_LAST, ST_LEADER, ST_TABLE_CLS, ST_TABLE_TOP, ST_TABLE_MASK, ST_PASSED, ST_REQ, ST_FLOOR,
+ ST_PLAYED, ST_ACTIVE, ST_NEXT_PLACE, ST_TRICKS, ST_PLAYS, ST_WINNER, ST_DONE) = range(16)
+ST_NCARDS = 16  # + seat: cards held
+ST_PLACE = 24  # + seat: place (0 while playing)
+ST_SIZE = 32
+
+# per-game columns (int16 vector meta[N_META])
+M_LEADER, M_THREE, M_KIND, M_WINNER, M_TRICKS, M_PLAYS = range(6)
+N_META = 6
+META_NAMES = ("leader", "three_spades_seat", "instant_kind", "instant_winner", "tricks", "plays")
+META_DTYPES = (np.int8, np.int8, np.int8, np.int8, np.int16, np.int16)
+# per-seat columns (int16 matrix seat[N_SEAT, players])
+(S_PLACE, S_POINTS, S_LEFT, S_TWOS, S_BOMBS_DEALT, S_PLAYS, S_PASSES, S_BOMBS_PLAYED,
+ S_CHOPS, S_TWOS_CHOPPED) = range(10)
+N_SEAT = 10
+SEAT_NAMES = ("place", "points", "cards_left", "twos_dealt", "bombs_dealt", "plays", "passes",
+              "bombs_played", "chops", "twos_chopped")
+SEAT_DTYPES = (np.int8, np.int16, np.int8, np.int8, np.int8, np.int16, np.int16, np.int16,
+               np.int16, np.int16)
+#: run_turns outcomes
+RUN_DONE, RUN_STOPPED, RUN_SEARCH = 0, 1, 2
+
+_R3A = np.uint64(0x111111111111)
+_U0 = np.uint64(0)
+_U1 = np.uint64(1)
+_U4 = np.uint64(4)
+_U8 = np.uint64(8)
+_U48 = np.uint64(48)
+_LADDERS = np.array([[3, 2, 1, 0], [4, 3, 2, 1]], np.int64)
+
+
+@njit(cache=True)
+def start_game(hands, first, prev_winner, prm, st, flags, meta, seat, log, log_on):
+    """Set up ``st`` for the dealt ``hands``: statistics, leader, instant win.
+
+    ``first``: a match's first game (the lowest dealt card leads and must be played),
+    else ``prev_winner`` leads. Returns the log rows used.
+    """
+    P = prm[P_PLAYERS]
+    nl = 0
+    three = -1
+    for s in range(8):
+        st[ST_NCARDS + s] = 0
+        st[ST_PLACE + s] = 0
+    for s in range(P):
+        h = hands[s]
+        ge1, ge2, ge3, eq4 = rank_planes(h)
+        pr = ge2 & _R3A
+        run3 = pr & (pr >> _U4) & (pr >> _U8)
+        st[ST_NCARDS + s] = popcount(h)
+        flags[s] = hand_flags_colour(h, np.uint64(prm[P_BLACK]))
+        for f in range(N_SEAT):
+            seat[f, s] = 0
+        seat[S_TWOS, s] = popcount(h >> _U48)
+        seat[S_BOMBS_DEALT, s] = popcount(eq4) + popcount(run3 & ~(pr << _U4))
+        if h & _U1:
+            three = s
+        nl = log_record(log, nl, log_on, LOG_DEAL, s, np.int64(h), 0, 0, 0)
+    if first:
+        leader = first_leader(hands, P)
+        req = lowest_bit(hands[leader])
+    else:
+        leader = prev_winner
+        req = -1
+    st[ST_TURN] = leader
+    st[ST_LAST] = leader
+    st[ST_LEADER] = leader
+    st[ST_TABLE_CLS] = -1
+    st[ST_TABLE_TOP] = -1
+    st[ST_TABLE_MASK] = 0
+    st[ST_PASSED] = 0
+    st[ST_REQ] = req
+    st[ST_FLOOR] = req if req > 0 else 0  # cards below the first lead's card were not dealt
+    st[ST_PLAYED] = 0
+    st[ST_ACTIVE] = P
+    st[ST_NEXT_PLACE] = 1
+    st[ST_TRICKS] = 1
+    st[ST_PLAYS] = 0
+    st[ST_WINNER] = -1
+    st[ST_DONE] = 0
+    meta[M_LEADER] = leader
+    meta[M_THREE] = three
+    meta[M_KIND] = -1
+    meta[M_WINNER] = -1
+    if prm[P_INSTANT] != 0:
+        w, kind = resolve_instant_win(flags, P, leader, prm[P_INSTANT])
+        if w >= 0:
+            st[ST_WINNER] = w
+            st[ST_DONE] = 1
+            st[ST_TRICKS] = 0
+            meta[M_KIND] = kind
+            meta[M_WINNER] = w
+            nl = log_record(log, nl, log_on, LOG_INSTANT, w, kind, 0, 0, 0)
+            st[ST_PLACE + w] = 1
+            for s in range(P):
+                if s != w:
+                    place = 2
+                    ds = (s - w + P) % P
+                    for o in range(P):
+                        if o != w and o != s:
+                            do = (o - w + P) % P
+                            if (st[ST_NCARDS + o] < st[ST_NCARDS + s]
+                                    or (st[ST_NCARDS + o] == st[ST_NCARDS + s] and do < ds)):
+                                place += 1
+                    st[ST_PLACE + s] = place
+            return nl
+    nl = log_record(log, nl, log_on, LOG_LEAD, leader, 0, 0, 0, 0)
+    return nl
+
+
+@njit(cache=True)
+def turn_options(st, prm, acls, amin):
+    """The decision facing the player to move: ``(n_acl, can_pass, is_passed)`` with the
+    allowed classes in ``acls[:n_acl], amin[:n_acl]``. ``is_passed``: the player already
+    passed this trick (pass final); then they act only if they hold an allowed bomb
+    (``n_acl == 0`` when ``bombs_after_pass`` allows none)."""
+    chop = prm[P_CHOP]
+    bap = prm[P_BAP]
+    table_cls = st[ST_TABLE_CLS]
+    if table_cls < 0:
+        n_acl = allowed_classes(-1, -1, chop, False, bap, acls, amin)
+        if st[ST_REQ] >= 0 and prm[P_ALONE] != 0:
+            n_acl = 1  # class 0 = single
+        return n_acl, False, False
+    is_passed = prm[P_RESETS] == 0 and ((st[ST_PASSED] >> st[ST_TURN]) & 1) != 0
+    if is_passed and bap == 0:
+        return 0, True, True
+    n_acl = allowed_classes(table_cls, st[ST_TABLE_TOP], chop, is_passed, bap, acls, amin)
+    return n_acl, True, is_passed
+
+
+@njit(cache=True)
+def has_decision(h, st, n_acl, is_passed, acls, amin, counts):
+    """Whether the player to move decides (a passed player only with a playable bomb)."""
+    if not is_passed:
+        return True
+    return n_acl > 0 and count_moves(h, n_acl, acls, amin, st[ST_REQ], counts) > 0
+
+
+@njit(cache=True)
+def opponents_min(st, P, turn):
+    """Fewest cards held by an opponent of ``turn`` still playing (99 if none)."""
+    opp_min = 99
+    for o in range(P):
+        n = st[ST_NCARDS + o]
+        if o != turn and n > 0 and n < opp_min:
+            opp_min = n
+    return opp_min
+
+
+@njit(cache=True)
+def apply_decision(st, hands, seat, turn, move, mcls, log, nl, log_on):
+    """Apply ``turn``'s decision (``mcls < 0``: pass); returns the log rows used.
+    Sets ``st[ST_DONE]`` when only one player holds cards."""
+    if mcls < 0:
+        seat[S_PASSES, turn] += 1
+        st[ST_PASSED] |= np.int64(1) << turn
+        return log_record(log, nl, log_on, LOG_PASS, turn, 0, 0, 0, 0)
+    table_cls = st[ST_TABLE_CLS]
+    chopped = table_cls >= 0 and mcls != table_cls
+    nl = log_record(log, nl, log_on, LOG_PLAY, turn, np.int64(move), mcls, 1 if chopped else 0, 0)
+    if chopped:
+        seat[S_CHOPS, turn] += 1
+        if (st[ST_TABLE_TOP] >> 2) == 12 and table_cls < 4:
+            seat[S_TWOS_CHOPPED, st[ST_LAST]] += popcount(np.uint64(st[ST_TABLE_MASK]))
+    st[ST_REQ] = -1
+    hands[turn] = hands[turn] & ~move
+    st[ST_NCARDS + turn] -= popcount(move)
+    st[ST_PLAYED] |= np.int64(move)
+    seat[S_PLAYS, turn] += 1
+    if is_bomb_class(mcls):
+        seat[S_BOMBS_PLAYED, turn] += 1
+    st[ST_PLAYS] += 1
+    st[ST_TABLE_CLS] = mcls
+    st[ST_TABLE_TOP] = highest_bit(move)
+    st[ST_TABLE_MASK] = np.int64(move)
+    st[ST_LAST] = turn
+    if st[ST_NCARDS + turn] == 0:
+        place = st[ST_NEXT_PLACE]
+        st[ST_PLACE + turn] = place
+        nl = log_record(log, nl, log_on, LOG_OUT, turn, place, 0, 0, 0)
+        if place == 1:
+            st[ST_WINNER] = turn
+        st[ST_NEXT_PLACE] = place + 1
+        st[ST_ACTIVE] -= 1
+        if st[ST_ACTIVE] == 1:
+            for s in range(8):
+                if st[ST_NCARDS + s] > 0:
+                    st[ST_PLACE + s] = place + 1
+            st[ST_DONE] = 1
+    return nl
+
+
+@njit(cache=True)
+def advance_turn(st, P, log, nl, log_on):
+    """Move the turn on; coming back to the last player to play ends the trick."""
+    t = st[ST_TURN]
+    last = st[ST_LAST]
+    while True:
+        t += 1
+        if t == P:
+            t = 0
+        if t == last:
+            st[ST_TABLE_CLS] = -1
+            st[ST_TABLE_TOP] = -1
+            st[ST_TABLE_MASK] = 0
+            st[ST_PASSED] = 0
+            st[ST_TRICKS] += 1
+            while st[ST_NCARDS + t] == 0:
+                t += 1
+                if t == P:
+                    t = 0
+            st[ST_TURN] = t
+            return log_record(log, nl, log_on, LOG_LEAD, t, 0, 0, 0, 0)
+        if st[ST_NCARDS + t] > 0:
+            st[ST_TURN] = t
+            return nl
+
+
+@njit(cache=True)
+def decide_and_apply(st, hands, P, seat, policy, move, mcls, is_passed, log, nl, log_on):
+    """Apply a policy's decision and move the turn on. A repeated pass (a passed player
+    offered a bomb under ``bombs_after_pass`` passes again) is a skipped turn, except
+    for the random policy, whose pass counts have always included it."""
+    if not (mcls < 0 and is_passed and policy != POL_RANDOM):
+        nl = apply_decision(st, hands, seat, st[ST_TURN], move, mcls, log, nl, log_on)
+    if st[ST_DONE] == 0:
+        nl = advance_turn(st, P, log, nl, log_on)
+    return nl
+
+
+@njit(cache=True)
+def run_turns(st, hands, prm, pol, rng, seat, log, nl, log_on, acls, amin, counts, cand, ccls, stop_seat):
+    """Play turns until the game ends (``RUN_DONE``), ``stop_seat`` (>= 0) has a place
+    (``RUN_STOPPED``) or a ``search`` seat must decide (``RUN_SEARCH``, nothing applied).
+
+    ``pol`` int64[players]: policy codes. ``seat`` int16[N_SEAT, players] must have one
+    column per player. Returns ``(outcome, rng state, log rows used)``.
+    """
+    P = prm[P_PLAYERS]
+    while st[ST_DONE] == 0:
+        if stop_seat >= 0 and st[ST_PLACE + stop_seat] != 0:
+            return RUN_STOPPED, rng, nl
+        turn = st[ST_TURN]
+        h = hands[turn]
+        n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
+        if has_decision(h, st, n_acl, is_passed, acls, amin, counts):
+            p = pol[turn]
+            if p == POL_SEARCH:
+                return RUN_SEARCH, rng, nl
+            opp_min = opponents_min(st, P, turn)
+            move, mcls, rng = choose(p, h, n_acl, acls, amin, counts, st[ST_REQ], can_pass, st[ST_TABLE_CLS],
+                                     opp_min, st[ST_ACTIVE] == 2, rng, cand, ccls)
+            nl = decide_and_apply(st, hands, P, seat, p, move, mcls, is_passed, log, nl, log_on)
+        else:
+            nl = advance_turn(st, P, log, nl, log_on)
+    return RUN_DONE, rng, nl
+
+
+@njit(cache=True)
+def seat_points(st, hands, prm, s):
+    """Points of seat ``s`` once its place is known (``per_card``: once the game is over)."""
+    sc = prm[P_SCORING]
+    if sc != SCORING_PER_CARD:
+        return _LADDERS[sc, st[ST_PLACE + s] - 1]
+    P = prm[P_PLAYERS]
+    if st[ST_PLACE + s] != 1:
+        return -(st[ST_NCARDS + s] + popcount(hands[s] >> _U48))
+    total = 0
+    for o in range(P):
+        if o != s:
+            total += st[ST_NCARDS + o] + popcount(hands[o] >> _U48)
+    return total
+
+
+@njit(cache=True)
+def finish_game(st, hands, prm, meta, seat):
+    """Places, points, cards left and the game's length into ``meta`` and ``seat``."""
+    P = prm[P_PLAYERS]
+    for s in range(P):
+        seat[S_PLACE, s] = st[ST_PLACE + s]
+        seat[S_LEFT, s] = st[ST_NCARDS + s]
+    for s in range(P):
+        seat[S_POINTS, s] = seat_points(st, hands, prm, s)
+    meta[M_TRICKS] = st[ST_TRICKS]
+    meta[M_PLAYS] = st[ST_PLAYS]

@@ -1,0 +1,263 @@
+"""Tiến Lên whole games, matches and chunks: the ``play`` kernels and their Python API.
+
+Game ``i`` of a run is a pure function of ``(seed, i)`` and of the previous games of
+its match (the previous winner leads): the deal comes from :func:`.deal.deal_into`,
+the random policy keeps drawing from the same stream, and search seats draw from their
+own stream ``search_key(seed, i)`` (so a seat's policy never shifts the deal or the
+other seats' random choices). Any chunking, thread count or :func:`replay_game`
+reproduces a game. Games ``i`` with the same ``i // games_per_match`` form a match;
+chunks must start on a match boundary.
+
+Output columns of :func:`play_chunk` (one row per game)
+-------------------------------------------------------
+``game`` int64, ``match`` int64, ``leader`` int8 (seat that led the first trick; for
+an instant win the seat that would have led), ``three_spades_seat`` int8 (-1 if the 3♠
+was not dealt), ``instant_kind`` int8 (index into ``INSTANT_WIN_KINDS``, -1 none),
+``instant_winner`` int8 (-1 none), ``tricks`` int16 (tricks led), ``plays`` int16
+(total plays, passes excluded), and for each seat ``s < players``:
+``place_s`` int8 (1 = first out), ``points_s`` int16, ``cards_left_s`` int8 (at the
+end), ``twos_dealt_s`` int8, ``bombs_dealt_s`` int8 (ranks dealt as four of a kind plus
+maximal runs of >= 3 consecutive ranks 3..A with >= 2 cards each, i.e. places a
+double-sequence bomb can be cut from), ``plays_s`` int16, ``passes_s`` int16 (pass
+decisions; skipped turns of a passed player are not counted), ``bombs_played_s``
+int16 (plays of a four of a kind or a double sequence of any length, leads included),
+``chops_s`` int16 (plays by ``s`` that beat the table across classes through a bomb
+rule: on 2s, or a bomb on another bomb class under ``southern``), ``twos_chopped_s``
+int16 (number of ``s``'s own 2s that were chopped: the 2s of a play of ``s`` on which
+another player chopped directly).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from cardsim.simcore.movelog import LOG_WIDTH
+from cardsim.simcore.rng import search_key
+from cardsim.simcore.tasks import policy_budgets
+from cardsim.simcore.tasks import policy_codes as _policy_codes
+from cardsim.simcore.tienlen.deal import deal_into, deal_plan, hand_flags, hand_flags_colour
+from cardsim.simcore.tienlen.engine import (META_DTYPES, META_NAMES, N_META, N_SEAT, P_K, P_PLAYERS, PARAMS,
+                                            RUN_DONE, SEAT_DTYPES, SEAT_NAMES, ST_SIZE, ST_TURN, ST_WINNER,
+                                            decide_and_apply, finish_game, run_turns, start_game, turn_options)
+from cardsim.simcore.tienlen.log import LOG_CAP, format_log
+from cardsim.simcore.tienlen.moves import N_CLASSES
+from cardsim.simcore.tienlen.policies import POL_SEARCH, POLICIES
+from cardsim.simcore.tienlen.rules import TienLenRules
+from cardsim.simcore.tienlen.search import search_decision
+
+#: Scratch for the heuristic's candidate plays (the most canonical plays of one hand).
+CAND_CAP = 512
+
+
+@njit(cache=True)
+def play_dealt(hands, rng, srng, first, prev_winner, prm, pol, budgets, st, flags, acls, amin, counts, cand, ccls,
+               meta, seat, log, log_on):
+    """Play a game from ``hands[:players]`` (consumed) with game RNG ``rng`` and search RNG
+    ``srng``; fill ``meta[N_META]`` and ``seat[N_SEAT, players]``. Returns
+    ``(winner, log rows used, srng)``."""
+    P = prm[P_PLAYERS]
+    nl = start_game(hands, first, prev_winner, prm, st, flags, meta, seat, log, log_on)
+    while True:
+        outcome, rng, nl = run_turns(st, hands, prm, pol, rng, seat, log, nl, log_on, acls, amin, counts, cand,
+                                     ccls, -1)
+        if outcome == RUN_DONE:
+            break
+        turn = st[ST_TURN]
+        move, mcls, srng = search_decision(st, hands, prm, budgets[turn], srng, acls, amin, counts, cand, ccls)
+        n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
+        nl = decide_and_apply(st, hands, P, seat, POL_SEARCH, move, mcls, is_passed, log, nl, log_on)
+    finish_game(st, hands, prm, meta, seat)
+    return st[ST_WINNER], nl, srng
+
+
+@njit(cache=True)
+def play_block(seed, start, count, prm, pol, budgets, plan, leaf, meta, seat, log, nlog, log_on):
+    """Games ``start..start+count-1`` (``start`` on a match boundary), serially."""
+    K = prm[P_K]
+    slots = np.zeros(16, np.uint64)
+    hands = np.zeros(8, np.uint64)
+    st = np.zeros(ST_SIZE, np.int64)
+    flags = np.zeros(8, np.int64)
+    acls = np.zeros(N_CLASSES, np.int64)
+    amin = np.zeros(N_CLASSES, np.int64)
+    counts = np.zeros(N_CLASSES, np.int64)
+    cand = np.zeros(CAND_CAP, np.uint64)
+    ccls = np.zeros(CAND_CAP, np.int64)
+    winner = -1
+    for j in range(count):
+        i = start + j
+        first = (i % K) == 0
+        li = j if log_on else 0
+        rng = deal_into(seed, i, plan, leaf, slots, hands)
+        winner, nl, srng = play_dealt(hands, rng, search_key(seed, i), first, winner, prm, pol, budgets, st, flags,
+                                      acls, amin, counts, cand, ccls, meta[j], seat[j], log[li], log_on)
+        if log_on:
+            nlog[j] = nl
+
+
+@njit(cache=True, parallel=True)
+def _play_chunk_kernel(seed, start, count, prm, pol, budgets, plan, leaf, n_blocks, meta, seat):
+    K = prm[P_K]
+    n_matches = (count + K - 1) // K
+    log = np.zeros((1, 1, LOG_WIDTH), np.int64)
+    nlog = np.zeros(1, np.int64)
+    for b in prange(n_blocks):
+        m0 = (n_matches * b) // n_blocks
+        m1 = (n_matches * (b + 1)) // n_blocks
+        g0 = m0 * K
+        g1 = min(m1 * K, count)
+        if g1 > g0:
+            play_block(seed, start + g0, g1 - g0, prm, pol, budgets, plan, leaf, meta[g0:g1], seat[g0:g1], log,
+                       nlog, False)
+
+
+@njit(cache=True)
+def _deal_state(seed, index, players, plan, leaf):
+    slots = np.zeros(16, np.uint64)
+    hands = np.zeros(8, np.uint64)
+    state = deal_into(seed, index, plan, leaf, slots, hands)
+    return hands[:players].copy(), state
+
+
+# ----------------------------------------------------------------------------------
+# Python API
+# ----------------------------------------------------------------------------------
+
+def kernel_params(rules: TienLenRules, games_per_match: int = 1) -> np.ndarray:
+    """Rules (and the match length) as the kernel's int64 parameter vector (``PARAMS``)."""
+    if games_per_match < 1:
+        raise ValueError("games_per_match must be >= 1")
+    return rules.encode_params(PARAMS, {"games_per_match": games_per_match, "black_mask": rules.black_mask()})
+
+
+def policy_codes(policies, players: int) -> np.ndarray:
+    """Policies as int64 codes per seat (see :func:`simcore.tasks.policy_codes`)."""
+    return _policy_codes(policies, players, POLICIES)
+
+
+def _policy_arrays(policies, players: int):
+    return policy_codes(policies, players), policy_budgets(policies, players)
+
+
+def _columns(start, count, K, players, meta, seat) -> dict[str, np.ndarray]:
+    games = np.arange(start, start + count, dtype=np.int64)
+    out = {"game": games, "match": games // K}
+    for f, (name, dt) in enumerate(zip(META_NAMES, META_DTYPES)):
+        out[name] = meta[:, f].astype(dt)
+    for f, (name, dt) in enumerate(zip(SEAT_NAMES, SEAT_DTYPES)):
+        for s in range(players):
+            out[f"{name}_{s}"] = seat[:, f, s].astype(dt)
+    return out
+
+
+def play_chunk(seed: int, start: int, count: int, rules: TienLenRules, policies,
+               games_per_match: int = 1, n_blocks: int | None = None) -> dict[str, np.ndarray]:
+    """Play games ``start .. start+count-1`` of run ``seed``; one row per game.
+
+    ``start`` must be a multiple of ``games_per_match`` (a match boundary); the last match
+    may be cut by ``count``. ``policies``: a policy name/code for every seat or one per
+    seat (``random``, ``greedy``, ``heuristic``, ``search`` / ``search:N``). Matches run
+    in parallel (numba prange over ``n_blocks`` blocks of whole matches); results do not
+    depend on the blocks or threads. Columns and dtypes: see the module docstring.
+    """
+    K = int(games_per_match)
+    if start % K:
+        raise ValueError(f"chunk start {start} is not a match boundary (games_per_match={K})")
+    prm = kernel_params(rules, K)
+    pol, budgets = _policy_arrays(policies, rules.players)
+    plan, leaf = deal_plan(rules.players, rules.cards_per_player)
+    n_matches = -(-count // K)
+    if n_blocks is None:
+        n_blocks = min(n_matches, 1024)
+    n_blocks = max(1, min(int(n_blocks), max(n_matches, 1)))
+    meta = np.zeros((count, N_META), np.int16)
+    seat = np.zeros((count, N_SEAT, rules.players), np.int16)
+    if count:
+        _play_chunk_kernel(np.uint64(seed), np.int64(start), np.int64(count), prm, pol, budgets, plan, leaf,
+                           np.int64(n_blocks), meta, seat)
+    return _columns(start, count, K, rules.players, meta, seat)
+
+
+def play_logged(seed: int, start: int, count: int, rules: TienLenRules, policies,
+                games_per_match: int = 1):
+    """Like :func:`play_chunk` (serial) plus the kernel's move log of every game:
+    ``(columns, log int64[count, LOG_CAP, LOG_WIDTH], nlog int64[count])``."""
+    K = int(games_per_match)
+    if start % K:
+        raise ValueError("start must be a match boundary")
+    prm = kernel_params(rules, K)
+    pol, budgets = _policy_arrays(policies, rules.players)
+    plan, leaf = deal_plan(rules.players, rules.cards_per_player)
+    meta = np.zeros((count, N_META), np.int16)
+    seat = np.zeros((count, N_SEAT, rules.players), np.int16)
+    log = np.zeros((count, LOG_CAP, LOG_WIDTH), np.int64)
+    nlog = np.zeros(count, np.int64)
+    play_block(np.uint64(seed), np.int64(start), np.int64(count), prm, pol, budgets, plan, leaf, meta, seat,
+               log, nlog, True)
+    return _columns(start, count, K, rules.players, meta, seat), log, nlog
+
+
+@njit(cache=True)
+def _play_hands_kernel(given, state, search_state, first, prev_winner, prm, pol, budgets, meta, seat, log):
+    hands = np.zeros(8, np.uint64)
+    hands[:given.shape[0]] = given
+    st = np.zeros(ST_SIZE, np.int64)
+    flags = np.zeros(8, np.int64)
+    acls = np.zeros(N_CLASSES, np.int64)
+    amin = np.zeros(N_CLASSES, np.int64)
+    counts = np.zeros(N_CLASSES, np.int64)
+    cand = np.zeros(CAND_CAP, np.uint64)
+    ccls = np.zeros(CAND_CAP, np.int64)
+    winner, nl, srng = play_dealt(hands, np.uint64(state), np.uint64(search_state), first, prev_winner, prm, pol,
+                                  budgets, st, flags, acls, amin, counts, cand, ccls, meta, seat, log, True)
+    return nl
+
+
+def play_hands(hands, rules: TienLenRules, policies, first: bool = True, prev_winner: int = -1,
+               state: int = 0, search_state: int = 0):
+    """Play one game from given hands (masks or card text like ``"3S 4H"``), for tests and
+    what-if studies. ``first``: a match's first game (lowest card leads and must be played);
+    otherwise ``prev_winner`` leads. ``state``: RNG state for random seats;
+    ``search_state``: RNG state of the search seats. Returns ``(row dict, text lines)``."""
+    from cardsim.simcore.tienlen.cards import parse_cards
+
+    masks = np.array([parse_cards(h) if isinstance(h, str) else int(h) for h in hands], np.uint64)
+    if len(masks) != rules.players:
+        raise ValueError(f"need {rules.players} hands")
+    prm = kernel_params(rules, 1)
+    pol, budgets = _policy_arrays(policies, rules.players)
+    meta = np.zeros((1, N_META), np.int16)
+    seat = np.zeros((1, N_SEAT, rules.players), np.int16)
+    log = np.zeros((LOG_CAP, LOG_WIDTH), np.int64)
+    nl = _play_hands_kernel(masks, np.uint64(state), np.uint64(search_state), bool(first), np.int64(prev_winner),
+                            prm, pol, budgets, meta[0], seat[0], log)
+    cols = _columns(0, 1, 1, rules.players, meta, seat)
+    row = {k: v[0].item() for k, v in cols.items() if k not in ("game", "match")}
+    return row, format_log(log, int(nl), row, rules.players, rules.suit_order)
+
+
+def deal_with_state(seed: int, index: int, players: int, cards_per_player: int):
+    """Hands of deal ``index`` and the RNG state the game continues from."""
+    plan, leaf = deal_plan(players, cards_per_player)
+    hands, state = _deal_state(np.uint64(seed), np.int64(index), np.int64(players), plan, leaf)
+    return hands, int(state)
+
+
+def instant_flags(hands, black: int | None = None) -> list[int]:
+    """:func:`hand_flags_colour` of each hand (Python ints); ``black`` defaults to ♠ ♣."""
+    if black is None:
+        return [int(hand_flags(np.uint64(h))) for h in hands]
+    return [int(hand_flags_colour(np.uint64(h), np.uint64(black))) for h in hands]
+
+
+def replay_game(seed: int, index: int, rules: TienLenRules, policies,
+                games_per_match: int = 1) -> list[str]:
+    """The text of game ``index`` exactly as :func:`play_chunk` plays it: the deal, every
+    move, trick leads, players going out, places and points. Games of a match before
+    ``index`` are replayed first (the previous winner leads)."""
+    K = int(games_per_match)
+    m0 = index - index % K
+    cols, log, nlog = play_logged(seed, m0, index - m0 + 1, rules, policies, K)
+    row = {k: v[-1].item() for k, v in cols.items()}
+    head = [f"game {index} (match {index // K}, game {index - m0 + 1} of the match), seed {seed}"]
+    return head + format_log(log[-1], int(nlog[-1]), row, rules.players, rules.suit_order)

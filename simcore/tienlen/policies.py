@@ -1,0 +1,277 @@
+"""Tiến Lên policies (random, greedy, heuristic) and the one dispatch the engine calls.
+
+Each policy is an njit function of what the seat may see at its decision (its hand,
+the classes it may play with their minimum top card, the card its play must contain,
+whether it may pass, the table's class, the fewest cards an opponent holds, whether
+only one opponent is left) and of the game's RNG state; it returns
+``(mask, class, rng state)``, class ``-1`` for a pass. :func:`choose` dispatches on the
+policy code; a new policy is one function here plus one line in :func:`choose` and in
+``POLICIES``. The search policy (``search``) lives in :mod:`.search`: the engine pauses
+at its decisions (it needs the whole game state to roll out), see :mod:`.engine`.
+
+* random: uniform over all legal plays plus the pass when passing is allowed (leaders
+  cannot pass). A forced choice (one option) draws nothing.
+* greedy: on a lead, its lowest card as a single (the required card in a match's first
+  lead, which is the lowest card); following, the lowest play (lowest top card, then
+  lowest cards) of the table's class, else the lowest allowed bomb; it never passes
+  when it can play.
+* heuristic: scores a few candidate plays (the lowest-suit play of each class and top
+  rank) by how they change a hand-structure value: the number of "units" left (each
+  non-2 rank is one unit; runs of >= 3 ranks count as one sequence plus the ranks
+  holding >= 2 cards, when that is fewer), 2s, fours and aces held; it prefers low
+  and long plays, keeps pairs/sequences intact, holds 2s and bombs (their value is
+  lost when played) unless they win the control needed to go out, chops 2s, and stops
+  passing when an opponent is close to going out (1, 2 or <= 4 cards). Passing is
+  valued ``HEUR_PASS`` (``HEUR_PASS_HEADS_UP`` with one opponent left, where a pass
+  hands over the lead). Deterministic: it draws no random numbers.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardsim.simcore.bits import highest_bit, lowest_bit, popcount
+from cardsim.simcore.rng import randbelow
+from cardsim.simcore.tienlen.deal import rank_planes
+from cardsim.simcore.tienlen.moves import (CLS_DSEQ3, CLS_SEQ3, CLS_SINGLE, _choices, _pick, _windows, class_k,
+                                           class_len, count_moves, is_bomb_class, unrank_class, unrank_move)
+
+POLICIES = ("random", "greedy", "heuristic", "search")
+POL_RANDOM, POL_GREEDY, POL_HEURISTIC, POL_SEARCH = range(4)
+
+HEUR_PASS = -3.0  # value of passing (relative to the hand's value)
+HEUR_PASS_HEADS_UP = -6.0  # ... when one opponent is left: a pass hands them the lead
+#: Value of a play that empties the hand (the heuristic plays it at once).
+GOES_OUT = 1e9
+
+_R3A = np.uint64(0x111111111111)
+_U0 = np.uint64(0)
+_U1 = np.uint64(1)
+_U4 = np.uint64(4)
+_U15 = np.uint64(15)
+_U44 = np.uint64(44)
+_U48 = np.uint64(48)
+
+
+# ----------------------------------------------------------------------------------
+# heuristic
+# ----------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _units(h):
+    """Approximate number of plays needed for the non-2 cards of ``h``."""
+    ge1, ge2, ge3, eq4 = rank_planes(h)
+    p = ge1 & _R3A
+    multi = ge2 & _R3A
+    units = 0
+    while p != _U0:
+        s = lowest_bit(p)
+        run = _U0
+        length = 0
+        b = np.uint64(s)
+        while (p >> b) & _U1:
+            run |= _U1 << b
+            length += 1
+            b += _U4
+        p &= ~run
+        if length >= 3:
+            alt = 1 + popcount(multi & run)
+            units += alt if alt < length else length
+        else:
+            units += length
+    return units
+
+
+@njit(cache=True)
+def _eval(h):
+    ge1, ge2, ge3, eq4 = rank_planes(h)
+    return (-10.0 * _units(h) + 3.0 * popcount(h >> _U48) + 6.0 * popcount(eq4 & _R3A)
+            + 1.0 * popcount((h >> _U44) & _U15))
+
+
+@njit(cache=True)
+def _canon(h, cls, min_top, req, cand, ccls, nc):
+    """Append the lowest-suit play of each top rank of class ``cls`` (top >= min_top)."""
+    if min_top >= 52:
+        return nc
+    rt = min_top >> 2
+    ms = min_top & 3
+    k = class_k(cls)
+    if cls < 4:
+        for r in range(rt, 13):
+            if req >= 0 and r != (req >> 2):
+                continue
+            mr = ms if r == rt else 0
+            if _choices(h, r, k, mr, req) > 0:
+                cand[nc] = _pick(h, r, k, mr, req, 0)
+                ccls[nc] = cls
+                nc += 1
+        return nc
+    L = class_len(cls)
+    run = _windows(h, k, L, rt, req)
+    while run != _U0:
+        s = lowest_bit(run) >> 2
+        run &= run - _U1
+        top = s + L - 1
+        mt = ms if top == rt else 0
+        if _choices(h, top, k, mt, req) == 0:
+            continue
+        m = _U0
+        for r in range(s, top + 1):
+            m |= _pick(h, r, k, mt if r == top else 0, req, 0)
+        cand[nc] = m
+        ccls[nc] = cls
+        nc += 1
+    return nc
+
+
+@njit(cache=True)
+def heuristic_candidates(h, n_acl, acls, amin, req, cand, ccls):
+    """The heuristic's canonical candidates (lowest-suit play of each class and top
+    rank) into ``cand[:n], ccls[:n]``; returns ``n``."""
+    nc = 0
+    no_seq = False  # no sequence of some length: none longer either (same for pairs)
+    no_dseq = False
+    for a in range(n_acl):
+        cls = acls[a]
+        if (no_seq and CLS_SEQ3 <= cls < CLS_DSEQ3) or (no_dseq and cls >= CLS_DSEQ3):
+            continue
+        before = nc
+        nc = _canon(h, cls, amin[a], req, cand, ccls, nc)
+        if nc == before and amin[a] == 0:
+            if CLS_SEQ3 <= cls < CLS_DSEQ3:
+                no_seq = True
+            elif cls >= CLS_DSEQ3:
+                no_dseq = True
+    return nc
+
+
+@njit(cache=True)
+def pass_value(opp_min, heads_up):
+    """The heuristic's value of passing."""
+    v = HEUR_PASS_HEADS_UP if heads_up else HEUR_PASS
+    if opp_min <= 1:
+        v = -40.0
+    elif opp_min <= 2:
+        v = -20.0
+    elif opp_min <= 4:
+        v = -6.0
+    return v
+
+
+@njit(cache=True)
+def play_value(h, base, m, c, table_cls, opp_min):
+    """The heuristic's value of playing ``m`` (class ``c``) from ``h`` (``base = _eval(h)``);
+    ``GOES_OUT`` when it empties the hand."""
+    after = h & ~m
+    if after == _U0:
+        return GOES_OUT
+    top = highest_bit(m) >> 2
+    v = _eval(after) - base - 0.4 * top + 0.3 * popcount(m)
+    if table_cls >= 0 and c != table_cls:
+        v += 6.0  # a chop wins the control and costs the victim a 2
+    if (top == 12 or is_bomb_class(c)) and _units(after) <= 1:
+        v += 15.0  # control needed to go out
+    if table_cls < 0 and opp_min <= 1 and c == CLS_SINGLE:
+        v -= 2.0 * (12 - top)  # do not feed a player on one card
+    return v
+
+
+@njit(cache=True)
+def choose_heuristic(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up, cand, ccls):
+    """The heuristic's play ``(mask, class)``; class -1 = pass."""
+    nc = heuristic_candidates(h, n_acl, acls, amin, req, cand, ccls)
+    best_m = _U0
+    best_c = -1
+    if nc == 0:
+        return best_m, best_c
+    base = _eval(h)
+    best_v = -1e18
+    if can_pass:
+        best_v = pass_value(opp_min, heads_up)
+    for i in range(nc):
+        v = play_value(h, base, cand[i], ccls[i], table_cls, opp_min)
+        if v == GOES_OUT:
+            return cand[i], ccls[i]
+        if v > best_v:
+            best_v = v
+            best_m = cand[i]
+            best_c = ccls[i]
+    return best_m, best_c
+
+
+# ----------------------------------------------------------------------------------
+# random and greedy
+# ----------------------------------------------------------------------------------
+
+@njit(cache=True)
+def choose_random(h, n_acl, acls, amin, req, can_pass, counts, rng):
+    """A uniform legal decision (plays in move order, then the pass)."""
+    n_play = count_moves(h, n_acl, acls, amin, req, counts)
+    n_opt = n_play + (1 if can_pass else 0)
+    idx = 0
+    if n_opt > 1:
+        rng, idx = randbelow(rng, n_opt)
+    if idx < n_play:
+        move, mcls = unrank_move(h, n_acl, acls, amin, req, counts, idx)
+        return move, mcls, rng
+    return _U0, -1, rng
+
+
+@njit(cache=True)
+def choose_greedy(h, n_acl, acls, amin, req, table_cls, counts):
+    """Lowest single on a lead; the lowest play of the table's class, else the lowest bomb."""
+    if table_cls < 0:
+        move = (_U1 << np.uint64(req)) if req >= 0 else (h & (~h + _U1))
+        return move, CLS_SINGLE
+    count_moves(h, n_acl, acls, amin, req, counts)
+    for a in range(n_acl):  # the table's class first
+        if acls[a] == table_cls and counts[a] > 0:
+            return unrank_class(h, acls[a], amin[a], req, 0), acls[a]
+    for a in range(n_acl):
+        if counts[a] > 0:
+            return unrank_class(h, acls[a], amin[a], req, 0), acls[a]
+    return _U0, -1
+
+
+# ----------------------------------------------------------------------------------
+# dispatch
+# ----------------------------------------------------------------------------------
+
+@njit(cache=True)
+def choose(policy, h, n_acl, acls, amin, counts, req, can_pass, table_cls, opp_min, heads_up, rng, cand, ccls):
+    """The decision of ``policy`` (a code of ``POLICIES``, not ``search``) for hand ``h``.
+
+    Parameters
+    ----------
+    h : uint64
+        The hand.
+    n_acl, acls, amin : int, int64[24], int64[24]
+        Allowed classes and their minimum top card (:func:`.moves.allowed_classes`).
+    counts : int64[24]
+        Scratch for move counts.
+    req : int
+        Card the play must contain (-1 none).
+    can_pass : bool
+    table_cls : int
+        Class on the table (-1 on a lead).
+    opp_min : int
+        Fewest cards an opponent still holds.
+    heads_up : bool
+        One opponent left.
+    rng : uint64
+        The game's RNG state.
+    cand, ccls : uint64[512], int64[512]
+        Scratch for the heuristic's candidates.
+
+    Returns
+    -------
+    (uint64 mask, int class, uint64 rng state); class -1 for a pass.
+    """
+    if policy == POL_RANDOM:
+        return choose_random(h, n_acl, acls, amin, req, can_pass, counts, rng)
+    if policy == POL_GREEDY:
+        move, mcls = choose_greedy(h, n_acl, acls, amin, req, table_cls, counts)
+        return move, mcls, rng
+    move, mcls = choose_heuristic(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up, cand, ccls)
+    return move, mcls, rng

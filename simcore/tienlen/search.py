@@ -1,0 +1,177 @@
+"""Tiến Lên search policy: determinized flat Monte Carlo with heuristic rollouts.
+
+At each decision of a ``search:N`` seat (every decision type of the game: a lead, a
+follow or pass, and a passed player's bomb-or-pass-again under ``bombs_after_pass``):
+
+1. **Candidates** -- every legal play when there are at most ``MAX_CANDIDATES``, else
+   the heuristic's canonical plays (the lowest-suit play of each class and top rank)
+   ranked by the heuristic's value, best ``MAX_CANDIDATES`` kept; plus the pass when it
+   is allowed. Candidates are ordered by the heuristic's value, so ties go to the play
+   the heuristic prefers. A play that empties the hand is taken at once, and a forced
+   decision (one candidate) costs nothing.
+2. **Worlds** -- ``max(1, N // candidates)`` determinizations, each shared by all
+   candidates (paired comparisons). A world deals the cards the seat cannot see -- the
+   52 cards minus its hand, the cards played so far, and the cards below the match's
+   first lead card (the first leader held the lowest dealt card, so those were not
+   dealt) -- at random to the opponents by their card counts. The sampler reads only
+   the seat's information (its hand, the played cards, the counts, the table), never
+   the opponents' hands. (Passing is voluntary in Tiến Lên, so a pass reveals nothing;
+   the absence of an instant win is not conditioned on.)
+3. **Rollouts** -- each candidate is applied in each world and the game is played on by
+   the heuristic at every seat (the same engine step as real play, :func:`.engine.run_turns`)
+   until the seat's place is known (the end of the game under ``per_card`` scoring).
+4. **Choice** -- the most wins, then the most points (summed over the worlds).
+
+Randomness comes only from the search stream (``search_key(seed, game)``, advanced
+across the game's decisions), never from the game's own stream.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardsim.simcore.movelog import LOG_WIDTH
+from cardsim.simcore.rng import shuffle_prefix
+from cardsim.simcore.tienlen.engine import (N_SEAT, P_PLAYERS, P_SCORING, SCORING_PER_CARD, ST_ACTIVE, ST_FLOOR,
+                                            ST_NCARDS, ST_PLACE, ST_PLAYED, ST_REQ, ST_SIZE, ST_TABLE_CLS, ST_TURN,
+                                            decide_and_apply, opponents_min, run_turns, seat_points, turn_options)
+from cardsim.simcore.tienlen.moves import count_moves, unrank_move
+from cardsim.simcore.tienlen.policies import (GOES_OUT, POL_HEURISTIC, _eval, heuristic_candidates, pass_value,
+                                              play_value)
+
+#: Plays evaluated at one decision (plus the pass); more legal plays are prefiltered.
+MAX_CANDIDATES = 10
+_FULL_DECK = np.int64((1 << 52) - 1)
+_U0 = np.uint64(0)
+_U1 = np.uint64(1)
+
+
+@njit(cache=True)
+def search_candidates(h, n_acl, acls, amin, counts, req, can_pass, table_cls, opp_min, heads_up, cand, ccls,
+                      out_m, out_c, out_v):
+    """Candidate decisions into ``out_m, out_c`` (class -1 = pass), ordered by the
+    heuristic's value ``out_v`` (best first, stable); returns their number."""
+    n_play = count_moves(h, n_acl, acls, amin, req, counts)
+    base = _eval(h)
+    n = 0
+    if n_play <= MAX_CANDIDATES:
+        for i in range(n_play):
+            m, c = unrank_move(h, n_acl, acls, amin, req, counts, i)
+            out_m[n] = m
+            out_c[n] = c
+            out_v[n] = play_value(h, base, m, c, table_cls, opp_min)
+            n += 1
+    else:
+        nc = heuristic_candidates(h, n_acl, acls, amin, req, cand, ccls)
+        for i in range(nc):
+            v = play_value(h, base, cand[i], ccls[i], table_cls, opp_min)
+            if n < MAX_CANDIDATES:
+                out_m[n] = cand[i]
+                out_c[n] = ccls[i]
+                out_v[n] = v
+                n += 1
+            else:  # replace the worst kept candidate if this one is better
+                worst = 0
+                for j in range(1, n):
+                    if out_v[j] < out_v[worst]:
+                        worst = j
+                if v > out_v[worst]:
+                    out_m[worst] = cand[i]
+                    out_c[worst] = ccls[i]
+                    out_v[worst] = v
+    if can_pass:
+        out_m[n] = _U0
+        out_c[n] = -1
+        out_v[n] = pass_value(opp_min, heads_up)
+        n += 1
+    # stable insertion sort, best value first
+    for i in range(1, n):
+        m, c, v = out_m[i], out_c[i], out_v[i]
+        j = i
+        while j > 0 and out_v[j - 1] < v:
+            out_m[j], out_c[j], out_v[j] = out_m[j - 1], out_c[j - 1], out_v[j - 1]
+            j -= 1
+        out_m[j], out_c[j], out_v[j] = m, c, v
+    return n
+
+
+@njit(cache=True)
+def unseen_cards(st, hand, cards):
+    """The cards the seat to move cannot see, into ``cards``; returns their number.
+
+    Everything but its hand, the cards played and the cards below the first lead's card."""
+    pool = _FULL_DECK & ~np.int64(hand) & ~st[ST_PLAYED]
+    if st[ST_FLOOR] > 0:
+        pool &= ~((np.int64(1) << st[ST_FLOOR]) - 1)
+    n = 0
+    for c in range(52):
+        if (pool >> c) & 1:
+            cards[n] = c
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def deal_world(st, P, me, hand, cards, world):
+    """Opponents' hands from the (shuffled) unseen ``cards``, by their card counts."""
+    pos = 0
+    for o in range(P):
+        if o == me:
+            world[o] = hand
+            continue
+        m = _U0
+        for j in range(st[ST_NCARDS + o]):
+            m |= _U1 << np.uint64(cards[pos + j])
+        pos += st[ST_NCARDS + o]
+        world[o] = m
+
+
+@njit(cache=True)
+def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls):
+    """The search's decision for the seat to move: ``(mask, class, srng)`` (class -1 =
+    pass). Reads of ``hands`` only the mover's own hand. ``budget``: rollouts per
+    decision (``worlds x candidates``, at least one world)."""
+    P = prm[P_PLAYERS]
+    me = st[ST_TURN]
+    h = hands[me]
+    n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
+    opp_min = opponents_min(st, P, me)
+    out_m = np.zeros(MAX_CANDIDATES + 1, np.uint64)
+    out_c = np.zeros(MAX_CANDIDATES + 1, np.int64)
+    out_v = np.zeros(MAX_CANDIDATES + 1, np.float64)
+    n = search_candidates(h, n_acl, acls, amin, counts, st[ST_REQ], can_pass, st[ST_TABLE_CLS], opp_min,
+                          st[ST_ACTIVE] == 2, cand, ccls, out_m, out_c, out_v)
+    if n == 1 or out_v[0] == GOES_OUT:
+        return out_m[0], out_c[0], srng
+    cards = np.zeros(52, np.int64)
+    n_unseen = unseen_cards(st, h, cards)
+    need = 0
+    for o in range(P):
+        if o != me:
+            need += st[ST_NCARDS + o]
+    worlds = max(1, budget // n)
+    wins = np.zeros(n, np.int64)
+    points = np.zeros(n, np.int64)
+    world = np.zeros(8, np.uint64)
+    st2 = np.zeros(ST_SIZE, np.int64)
+    hands2 = np.zeros(8, np.uint64)
+    seat2 = np.zeros((N_SEAT, P), np.int16)
+    pol = np.full(P, POL_HEURISTIC, np.int64)
+    log = np.zeros((1, LOG_WIDTH), np.int64)
+    stop = -1 if prm[P_SCORING] == SCORING_PER_CARD else me
+    for w in range(worlds):
+        srng = shuffle_prefix(srng, cards[:n_unseen], need)
+        deal_world(st, P, me, h, cards, world)
+        for c in range(n):
+            st2[:] = st
+            hands2[:] = world
+            decide_and_apply(st2, hands2, P, seat2, POL_HEURISTIC, out_m[c], out_c[c], is_passed, log, 0, False)
+            run_turns(st2, hands2, prm, pol, _U0, seat2, log, 0, False, acls, amin, counts, cand, ccls, stop)
+            if st2[ST_PLACE + me] == 1:
+                wins[c] += 1
+            points[c] += seat_points(st2, hands2, prm, me)
+    best = 0
+    for c in range(1, n):
+        if wins[c] > wins[best] or (wins[c] == wins[best] and points[c] > points[best]):
+            best = c
+    return out_m[best], out_c[best], srng

@@ -1,0 +1,89 @@
+"""``cardsim deal tienlen`` and ``cardsim play tienlen``: the deal and play tasks."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+import pyarrow as pa
+
+from cardsim.simcore.config import ConfigError
+from cardsim.simcore.tasks import DealTaskBase, PlayTaskBase, grid_counts_table
+from cardsim.simcore.tienlen import deal as kernel
+from cardsim.simcore.tienlen.policies import POLICIES
+from cardsim.simcore.tienlen.rules import INSTANT_WIN_KINDS, TienLenRules
+
+#: Parallel blocks per deal chunk; any value gives the same counts.
+BLOCKS_PER_CHUNK = 64
+
+
+def reported_events(rules: TienLenRules) -> list[str]:
+    """Events of the counts table (instant-win kinds only when enabled)."""
+    disabled = {f"instant_win_{k}" for k in INSTANT_WIN_KINDS if k not in rules.instant_wins}
+    return [e for e in kernel.EVENTS if e not in disabled]
+
+
+class DealTask(DealTaskBase):
+    rules_cls = TienLenRules
+    game = "tienlen"
+
+    @staticmethod
+    def run_chunk(config, chunk_id: int) -> dict[str, pa.Table]:
+        rules: TienLenRules = config.rules
+        start, count = config.chunk_range(chunk_id)
+        players = rules.players
+        counts = kernel.deal_counts(config.seed, start, count, players, rules.cards_per_player,
+                                    rules.instant_win_mask(), BLOCKS_PER_CHUNK, rules.black_mask())
+        events = reported_events(rules)
+        block = counts[[kernel.EVENTS.index(e) for e in events]]  # (len(events), players + 1)
+        tables = {"counts": grid_counts_table(chunk_id, events, block, count)}
+        if config.options.get("per_deal"):
+            hands, winner, kind = kernel.deal_rows(config.seed, start, count, players, rules.cards_per_player,
+                                                   rules.instant_win_mask(), rules.black_mask())
+            names = np.array(["none", *INSTANT_WIN_KINDS])
+            columns = {"deal": pa.array(np.arange(start, start + count, dtype=np.int64))}
+            for s in range(players):
+                columns[f"hand_{s}"] = pa.array(hands[:, s])
+            columns["instant_winner"] = pa.array(winner)
+            columns["instant_kind"] = pa.array(names[kind.astype(np.int64) + 1]).dictionary_encode()
+            tables["per_deal"] = pa.table(columns)
+        return tables
+
+
+class PlayTask(PlayTaskBase):
+    game = "tienlen"
+    rules_cls = TienLenRules
+    policy_names = POLICIES
+    option_defaults = {"games_per_match": 1}
+
+    def check_extra(self, rules: TienLenRules, options: Mapping[str, Any]) -> None:
+        k = options.get("games_per_match")
+        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 10_000:
+            raise ConfigError(f"--games-per-match must be an integer in 1..10000, got {k!r}")
+
+    def default_chunk_size(self, options: Mapping[str, Any]) -> int:
+        k = options.get("games_per_match", 1)
+        return max(k, self.chunk_games - self.chunk_games % k)
+
+    def check_chunk_size(self, chunk_size: int, options: Mapping[str, Any]) -> None:
+        k = options.get("games_per_match", 1)
+        if chunk_size % k:
+            raise ConfigError(f"--chunk-size must be a multiple of --games-per-match ({k}) so chunks hold whole matches")
+
+    @staticmethod
+    def run_chunk(config, chunk_id: int) -> dict[str, pa.Table]:
+        from cardsim.simcore.tienlen.play import play_chunk
+
+        start, count = config.chunk_range(chunk_id)
+        columns = play_chunk(config.seed, start, count, config.rules, list(config.options["policies"]),
+                             config.options["games_per_match"])
+        return {"games": pa.table(columns)}
+
+    def replay(self, seed: int, index: int, rules: TienLenRules, options: Mapping[str, Any]) -> list[str]:
+        """Lines describing game ``index`` move by move, as the kernel played it."""
+        from cardsim.simcore.tienlen.play import replay_game
+
+        return replay_game(seed, index, rules, list(options["policies"]), options["games_per_match"])
+
+
+DEAL = DealTask()
+PLAY = PlayTask()
