@@ -4,39 +4,94 @@ Each chunk is one task calling :func:`simcore.runner.write_chunk` on a worker, w
 writes that chunk's Parquet parts itself; the client only receives row counts, so it
 never holds the results. With ``scheduler=None`` a LocalCluster of ``workers``
 single-threaded processes is started for the run. With a remote scheduler the workers
-must have cardsim installed and see the output directory (a shared filesystem).
+must have cardsim installed and see the output directory under the same absolute path
+(a shared filesystem); the path is made absolute before any task is submitted. A task
+whose worker dies is rerun elsewhere by the scheduler; parts are deterministic, so a
+rerun writes the same bytes.
 """
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
+import signal
+import threading
 import uuid
 from typing import Callable
 
 from cardsim.simcore.config import ConfigError
+from cardsim.simcore.output import shorten
 from cardsim.simcore.runner import write_chunk
+
+#: Seconds to wait for a remote scheduler.
+CONNECT_TIMEOUT = "10s"
+
+
+@contextlib.contextmanager
+def _quiet_logs(level: int):
+    """Raise the level of Dask's loggers (their shutdown chatter is not the user's business)."""
+    loggers = [logging.getLogger(name) for name in ("distributed", "tornado", "asyncio")]
+    old = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(level)
+    try:
+        yield
+    finally:
+        for lg, value in zip(loggers, old):
+            lg.setLevel(value)
+
+
+@contextlib.contextmanager
+def _children_ignore_sigint():
+    """Start worker processes with SIGINT ignored: a Ctrl-C goes to the whole process group,
+    and only this process should handle it (workers are stopped by closing the cluster)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def connect(scheduler: str | None, workers: int | None):
+    """``(client, cluster or None)`` for a remote scheduler or a new LocalCluster."""
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise ConfigError("the dask backend needs Dask: pip install 'cardsim[dask]'") from None
+    if scheduler:
+        try:
+            return Client(scheduler, timeout=CONNECT_TIMEOUT), None
+        except Exception as exc:  # OSError, TimeoutError, ValueError for a malformed address...
+            raise ConfigError(f"cannot reach the Dask scheduler at {shorten(scheduler)}: {shorten(exc, 160)}") from None
+    with _children_ignore_sigint():
+        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                               processes=True, dashboard_address=None)
+    try:
+        return Client(cluster), cluster
+    except BaseException:
+        cluster.close()
+        raise
 
 
 def execute_dask(run, chunk_ids: list[int], scheduler: str | None = None, workers: int | None = None,
                  threads_per_task: int = 1, on_chunk: Callable[[int, int], None] | None = None) -> None:
-    """Run ``chunk_ids`` of a :class:`~simcore.output.PartialRun` on a Dask cluster."""
-    try:
-        from dask.distributed import Client, LocalCluster, as_completed
-    except ImportError:
-        raise ConfigError("the dask backend needs Dask: pip install 'cardsim[dask]'") from None
-    cluster = None
-    try:
-        if scheduler:
-            try:
-                client = Client(scheduler, timeout="10s")
-            except (OSError, TimeoutError) as exc:
-                raise ConfigError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
-        else:
-            cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                                   processes=True, dashboard_address=None)
-            client = Client(cluster)
+    """Run ``chunk_ids`` of a :class:`~simcore.output.PartialRun` on a Dask cluster.
+
+    On Ctrl-C the submitted tasks are cancelled and the cluster is closed silently
+    before ``KeyboardInterrupt`` propagates; finished parts stay on disk.
+    """
+    from dask.distributed import as_completed
+
+    with _quiet_logs(logging.ERROR):
+        client, cluster = connect(scheduler, workers)
+        futures = []
         try:
             tag = uuid.uuid4().hex[:8]
-            futures = [client.submit(write_chunk, run.manifest, str(run.out), chunk_id, threads_per_task,
+            out = os.path.abspath(run.out)  # workers run elsewhere: never send a relative path
+            futures = [client.submit(write_chunk, run.manifest, out, chunk_id, threads_per_task,
                                      key=f"cardsim-{tag}-chunk-{chunk_id}", pure=False)
                        for chunk_id in chunk_ids]
             for done, future in enumerate(as_completed(futures), 1):
@@ -44,8 +99,26 @@ def execute_dask(run, chunk_ids: list[int], scheduler: str | None = None, worker
                 future.release()
                 if on_chunk is not None:
                     on_chunk(done, len(chunk_ids))
-        finally:
-            client.close()
+        except BaseException:
+            with _quiet_logs(logging.CRITICAL + 1), contextlib.suppress(BaseException):
+                client.cancel(futures)
+            _close(client, cluster)
+            raise
+        _close(client, cluster)
+
+
+def _close(client, cluster) -> None:
+    """Close the client and a LocalCluster without warnings or tracebacks, even during Ctrl-C."""
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not break the cleanup
+    try:
+        with _quiet_logs(logging.CRITICAL + 1):
+            with contextlib.suppress(BaseException):
+                client.close()
+            if cluster is not None:
+                with contextlib.suppress(BaseException):
+                    cluster.close()
     finally:
-        if cluster is not None:
-            cluster.close()
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)

@@ -1,25 +1,29 @@
-"""Parquet datasets of a run: resumable, atomic writing; reading; verification.
+"""Parquet datasets of a run: resumable, atomic, fsynced writing; checked reading; verification.
 
 Layout of a finished run directory ``OUT``::
 
     OUT/
-      run.json                      # resolved metadata + the list of parts with row counts and checksums
+      run.json                      # resolved metadata + the list of parts with row counts, sizes and checksums
       manifest.json                 # what is needed to (re)run any chunk: game, task, rules, seed, n, chunking
       <table>/part-000000.parquet   # one part per chunk and table; each part's schema metadata
       <table>/part-000001.parquet   # holds the run metadata JSON under the key b"cardsim"
 
-``pandas.read_parquet("OUT/<table>")`` reads a table directly.
+``pandas.read_parquet("OUT/<table>")`` reads a table directly: nothing but the parts is
+ever left in a table folder of a finished dataset.
 
 While a run is in progress everything lives in the hidden sibling ``.OUT.partial/``:
-the manifest is written first, each part is written under a temporary name and renamed
-when complete, and the whole directory is renamed to ``OUT`` after the last chunk. A run
-stopped at any point (Ctrl-C, SIGKILL, a full disk) leaves its finished parts there and
-``cardsim resume OUT`` runs only the missing chunks. Input errors are detected before
-anything is created.
+the manifest is written first, each part is written under a temporary name, fsynced,
+its checksum recorded in ``.OUT.partial/checksums/`` and only then renamed into place,
+and the whole directory is renamed to ``OUT`` after the last chunk (run.json and the
+directory fsynced first). A run stopped at any point (Ctrl-C, SIGKILL, power loss, a
+full disk) leaves its finished parts there; ``cardsim resume OUT`` checks every part
+it finds against its recorded checksum, redoes damaged ones and runs only the missing
+chunks. Readers (:class:`Dataset`) check every part they read against ``run.json``.
 """
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -37,7 +41,11 @@ META_KEY = b"cardsim"
 RUN_JSON = "run.json"
 MANIFEST = "manifest.json"
 EXPERIMENT_JSON = "experiment.json"
+CHECKSUMS = "checksums"  # folder of an unfinished run: one small JSON per written part
 FORMAT_VERSION = 1
+#: Longest output name (bytes) that still leaves room for ``.NAME.partial.xxxxxxxx``
+#: and the other hidden siblings within a file system's 255-byte name limit.
+MAX_NAME_BYTES = 200
 
 
 def partial_path(out: Path) -> Path:
@@ -58,27 +66,128 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def shorten(value: Any, limit: int = 80) -> str:
+    """``repr``-free text of a value for an error message, cut to ``limit`` characters."""
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else f"{text[:limit - 20]}...({len(text):,} characters)"
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a rename or a new entry in directory ``path`` durable (no-op where unsupported)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_durably(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: temporary sibling, fsync, rename, fsync the folder."""
+    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:8]}.tmp"
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+
+
+def _json_bytes(data: Any) -> bytes:
+    return (json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode()
+
+
+def enclosing_dataset(path: Path) -> Path | None:
+    """The cardsim dataset, experiment or unfinished run that ``path`` would be inside, if any."""
+    for parent in Path(path).absolute().parents:
+        try:
+            if (parent / RUN_JSON).is_file() or (parent / EXPERIMENT_JSON).is_file():
+                return parent
+            if parent.name.startswith(".") and parent.name.endswith(".partial") and (parent / MANIFEST).is_file():
+                return parent
+        except OSError:
+            continue
+    return None
+
+
 def check_output_path(out: str | os.PathLike, overwrite: bool) -> Path:
-    """Validate an output directory before any work is done; raise :class:`ConfigError`."""
+    """Validate an output directory before any work is done; raise :class:`ConfigError`.
+
+    Returns the path with ``~`` expanded (once) and made absolute.
+    """
     text = os.fspath(out)
     if not text or "\x00" in text:
-        raise ConfigError(f"invalid output path {text!r}")
-    path = Path(text).expanduser()
-    if path.exists() or path.is_symlink():
-        if not overwrite:
-            raise ConfigError(f"output path exists: {path} (use --overwrite to replace it)")
-        ours = (path / RUN_JSON).is_file() or (path / EXPERIMENT_JSON).is_file()
-        if not path.is_dir() or not (ours or not any(path.iterdir())):
-            raise ConfigError(f"refusing to overwrite {path}: it is not a cardsim dataset or experiment")
-    parent = path.absolute().parent
-    if not parent.is_dir():
-        raise ConfigError(f"output directory's parent does not exist: {parent}")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ConfigError(f"output directory's parent is not writable: {parent}")
-    if partial_path(path).exists() and not overwrite:
-        raise ConfigError(f"an unfinished run exists for {path}: finish it with 'cardsim resume {path}' "
-                          "or start again with --overwrite")
+        raise ConfigError(f"invalid output path {shorten(repr(text))}")
+    path = Path(os.path.abspath(os.path.expanduser(text)))
+    if len(os.fsencode(path.name)) > MAX_NAME_BYTES:
+        raise ConfigError(f"output name too long ({len(os.fsencode(path.name))} bytes; at most {MAX_NAME_BYTES}): "
+                          f"{shorten(path.name)}")
+    try:
+        exists = path.exists() or path.is_symlink()
+        if exists:
+            if not overwrite:
+                raise ConfigError(f"output path exists: {path} (use --overwrite to replace it)")
+            ours = (path / RUN_JSON).is_file() or (path / EXPERIMENT_JSON).is_file()
+            if not path.is_dir() or not (ours or not any(path.iterdir())):
+                raise ConfigError(f"refusing to overwrite {path}: it is not a cardsim dataset or experiment")
+        parent = path.parent
+        if not parent.is_dir():
+            raise ConfigError(f"output directory's parent does not exist: {parent}")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise ConfigError(f"output directory's parent is not writable: {parent}")
+        inside = enclosing_dataset(path)
+        if inside is not None:
+            raise ConfigError(f"refusing to write inside the cardsim dataset {inside}: "
+                              "readers of that dataset would see stray files; choose another --out")
+        if partial_path(path).exists() and not overwrite:
+            raise ConfigError(f"an unfinished run exists for {path}: finish it with 'cardsim resume {path}' "
+                              "or start again with --overwrite")
+    except OSError as exc:
+        raise ConfigError(f"unusable output path {shorten(path)}: {exc.strerror or exc}") from None
     return path
+
+
+def replace_directory(src: Path, dst: Path, overwrite: bool) -> None:
+    """Rename the finished directory ``src`` to ``dst``, replacing an old ``dst`` when allowed.
+
+    The old ``dst`` is first renamed to ``.DST.old-*`` (removed afterwards; a kill in
+    between leaves it for :func:`cardsim.simcore.lifecycle.clean_debris`). A symlink
+    at ``dst`` is replaced, never followed into.
+    """
+    old = None
+    if dst.exists() or dst.is_symlink():
+        if not overwrite:
+            raise ConfigError(f"output path exists: {dst} (use --overwrite to replace it)")
+        old = dst.parent / f".{dst.name}.old-{uuid.uuid4().hex[:8]}"
+        dst.rename(old)
+    src.rename(dst)
+    fsync_dir(dst.parent)
+    if old is not None:
+        remove_path(old)
+
+
+def remove_path(path: Path) -> None:
+    """Remove a file, a symlink (not its target) or a directory tree; missing is fine."""
+    if path.is_symlink() or path.is_file():
+        path.unlink(missing_ok=True)
+    elif path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _embedded_meta(parquet: pq.ParquetFile) -> Any:
+    embedded = (parquet.schema_arrow.metadata or {}).get(META_KEY)
+    try:
+        return json.loads(embedded) if embedded else None
+    except ValueError:
+        return None
 
 
 class PartialRun:
@@ -87,14 +196,15 @@ class PartialRun:
     Parameters
     ----------
     out : path
-        Final dataset directory.
+        Final dataset directory (made absolute here, so that remote workers that run
+        in another folder write to the same place).
     manifest : dict
         JSON-ready run description (see ``RunConfig.manifest``), must contain
         ``tables`` and ``n_chunks``.
     """
 
     def __init__(self, out: Path, manifest: dict[str, Any]):
-        self.out = Path(out)
+        self.out = Path(os.path.abspath(out))
         self.dir = partial_path(self.out)
         self.manifest = manifest
         self._meta_bytes = json.dumps(manifest, ensure_ascii=False, sort_keys=True).encode()
@@ -102,24 +212,25 @@ class PartialRun:
     # -- creating and reopening -------------------------------------------------------
     @classmethod
     def create(cls, out: Path, manifest: dict[str, Any], overwrite: bool = False) -> "PartialRun":
-        """Start a new run directory (after :func:`check_output_path`)."""
+        """Start a new run directory (after :func:`check_output_path`, holding the output's lock)."""
         run = cls(out, manifest)
         if run.dir.exists():
             shutil.rmtree(run.dir)  # a stale unfinished run: --overwrite was given
         tmp = run.dir.parent / f"{run.dir.name}.{uuid.uuid4().hex[:8]}"
         try:
             tmp.mkdir()
-            (tmp / MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+            write_durably(tmp / MANIFEST, _json_bytes(manifest))
             tmp.rename(run.dir)
+            fsync_dir(run.dir.parent)
         except OSError as exc:
             shutil.rmtree(tmp, ignore_errors=True)
-            raise ConfigError(f"cannot create output in {run.dir.parent}: {exc.strerror}") from None
+            raise ConfigError(f"cannot create output in {run.dir.parent}: {exc.strerror or exc}") from None
         return run
 
     @classmethod
     def open(cls, out: Path) -> "PartialRun":
         """Reopen the unfinished run of ``out`` (for ``cardsim resume``)."""
-        out = Path(out)
+        out = Path(os.path.abspath(out))
         folder = partial_path(out)
         if not (folder / MANIFEST).is_file():
             if (out / RUN_JSON).is_file():
@@ -128,12 +239,15 @@ class PartialRun:
         try:
             manifest = json.loads((folder / MANIFEST).read_text())
         except (OSError, ValueError) as exc:
-            raise ConfigError(f"unreadable manifest {folder / MANIFEST}: {exc}") from None
-        if manifest.get("format") != FORMAT_VERSION or "game" not in manifest:
+            raise ConfigError(f"unreadable manifest {folder / MANIFEST}: {shorten(exc)}") from None
+        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_VERSION or "game" not in manifest:
             raise ConfigError(f"{folder / MANIFEST} is not a cardsim manifest")
         return cls(out, manifest)
 
     # -- chunks -----------------------------------------------------------------------
+    def _checksum_file(self, table: str, chunk_id: int) -> Path:
+        return self.dir / CHECKSUMS / f"{table}.{part_name(chunk_id)}.json"
+
     def chunk_done(self, chunk_id: int) -> bool:
         return all((self.dir / table / part_name(chunk_id)).is_file() for table in self.manifest["tables"])
 
@@ -141,59 +255,147 @@ class PartialRun:
         return [c for c in range(self.manifest["n_chunks"]) if not self.chunk_done(c)]
 
     def write_chunk(self, chunk_id: int, tables: dict[str, pa.Table]) -> dict[str, int]:
-        """Write one chunk's tables; each part appears atomically (temp name, rename)."""
+        """Write one chunk's tables durably; each part appears atomically.
+
+        The part is serialised in memory, its checksum recorded (fsynced) under
+        ``checksums/``, written under a temporary name, fsynced, renamed into place and
+        the folder fsynced: a part that exists after a crash is complete, and resume
+        can tell a damaged one from a good one.
+        """
         if set(tables) != set(self.manifest["tables"]):
             raise ValueError(f"chunk {chunk_id} has tables {sorted(tables)}, expected {self.manifest['tables']}")
         rows = {}
+        (self.dir / CHECKSUMS).mkdir(exist_ok=True)
         for name in self.manifest["tables"]:
             table = tables[name]
             folder = self.dir / name
             folder.mkdir(exist_ok=True)
             meta = dict(table.schema.metadata or {})
             meta[META_KEY] = self._meta_bytes
-            final = folder / part_name(chunk_id)
-            tmp = folder / f".{final.name}.{uuid.uuid4().hex[:8]}.tmp"
-            try:
-                pq.write_table(table.replace_schema_metadata(meta), tmp, compression="zstd")
-                os.replace(tmp, final)
-            except BaseException:
-                tmp.unlink(missing_ok=True)
-                raise
+            buffer = io.BytesIO()
+            pq.write_table(table.replace_schema_metadata(meta), buffer, compression="zstd")
+            data = buffer.getvalue()
+            record = {"rows": table.num_rows, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+            write_durably(self._checksum_file(name, chunk_id), _json_bytes(record))
+            write_durably(folder / part_name(chunk_id), data)
             rows[name] = table.num_rows
         return rows
 
+    def check_parts(self) -> list[str]:
+        """Check every part already written (for resume); delete damaged ones so they are redone.
+
+        A part is damaged when it is empty, truncated, unreadable or differs from the
+        checksum recorded when it was written. Returns the names of the deleted parts.
+        Raises :class:`ConfigError` when intact parts were written by a different run
+        than ``manifest.json`` describes (an edited manifest).
+        """
+        redone = []
+        for table in self.manifest["tables"]:
+            folder = self.dir / table
+            if not folder.is_dir():
+                continue
+            for chunk_id in range(self.manifest["n_chunks"]):
+                file = folder / part_name(chunk_id)
+                if not file.is_file():
+                    continue
+                problem = self._part_problem(file, table, chunk_id)
+                if problem == "foreign":
+                    raise ConfigError(f"{self.dir / MANIFEST} does not describe the parts already written "
+                                      f"({table}/{file.name} belongs to other settings): the manifest was edited; "
+                                      "start again with --overwrite")
+                if problem:
+                    file.unlink()
+                    redone.append(f"{table}/{file.name}")
+        fsync_dir(self.dir)
+        return redone
+
+    def _part_problem(self, file: Path, table: str, chunk_id: int) -> str | None:
+        try:
+            data = file.read_bytes()
+            record = None
+            checksum = self._checksum_file(table, chunk_id)
+            if checksum.is_file():
+                try:
+                    record = json.loads(checksum.read_text())
+                except ValueError:
+                    record = None
+            if isinstance(record, dict):
+                if len(data) != record.get("bytes") or hashlib.sha256(data).hexdigest() != record.get("sha256"):
+                    return "damaged"
+            parquet = pq.ParquetFile(pa.BufferReader(data))
+            if isinstance(record, dict) and parquet.metadata.num_rows != record.get("rows"):
+                return "damaged"
+        except (OSError, pa.ArrowException, ValueError):
+            return "damaged"
+        if _embedded_meta(parquet) != json.loads(self._meta_bytes):
+            return "foreign"
+        return None
+
     # -- finishing --------------------------------------------------------------------
     def commit(self, overwrite: bool = False) -> Path:
-        """Check every part, write run.json with checksums, rename into place."""
+        """Check every part, write run.json with checksums, rename into place (all fsynced).
+
+        Temporary files of killed writers and the ``checksums/`` folder are removed
+        first, so the finished dataset holds nothing but its parts.
+        """
         missing = self.missing_chunks()
         if missing:
             raise ConfigError(f"cannot finish {self.out}: {len(missing)} chunk(s) missing")
+        planned = {part_name(c) for c in range(self.manifest["n_chunks"])}
+        for table in self.manifest["tables"]:
+            for entry in (self.dir / table).iterdir():
+                if entry.name not in planned:
+                    if entry.name.endswith(".tmp"):
+                        remove_path(entry)  # a writer (or a Dask worker) killed mid-part
+                    else:
+                        raise ConfigError(f"cannot finish {self.out}: unexpected file {table}/{shorten(entry.name)} "
+                                          f"in {self.dir}")
+        recorded = {}
         parts = []
         for table in self.manifest["tables"]:
             for chunk_id in range(self.manifest["n_chunks"]):
                 path = self.dir / table / part_name(chunk_id)
+                sha = file_sha256(path)
+                checksum = self._checksum_file(table, chunk_id)
+                try:
+                    recorded = json.loads(checksum.read_text()) if checksum.is_file() else {}
+                except ValueError:
+                    recorded = {}
+                if recorded and recorded.get("sha256") != sha:
+                    path.unlink()
+                    raise ConfigError(f"cannot finish {self.out}: {table}/{path.name} changed after it was written "
+                                      f"(deleted); run 'cardsim resume {self.out}' to redo it")
                 parts.append({"table": table, "chunk": chunk_id, "rows": pq.ParquetFile(path).metadata.num_rows,
-                              "sha256": file_sha256(path)})
+                              "bytes": path.stat().st_size, "sha256": sha})
+            fsync_dir(self.dir / table)
         run_meta = dict(self.manifest)
         run_meta["parts"] = parts
-        (self.dir / RUN_JSON).write_text(json.dumps(run_meta, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
-        old = None
-        if self.out.exists():
-            if not overwrite:
-                raise ConfigError(f"output path exists: {self.out} (use --overwrite to replace it)")
-            old = self.out.absolute().parent / f".{self.out.name}.old-{uuid.uuid4().hex[:8]}"
-            self.out.rename(old)
-        self.dir.rename(self.out)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        write_durably(self.dir / RUN_JSON, _json_bytes(run_meta))
+        with open(self.dir / MANIFEST, "rb") as fh:
+            os.fsync(fh.fileno())
+        remove_path(self.dir / CHECKSUMS)
+        for entry in self.dir.iterdir():
+            if entry.name.endswith(".tmp"):
+                remove_path(entry)
+        fsync_dir(self.dir)
+        replace_directory(self.dir, self.out, overwrite)
         return self.out
 
     def discard(self) -> None:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+_RUN_KEYS = {"format": int, "game": str, "task": str, "tables": list, "n_chunks": int, "parts": list}
+
+
 class Dataset:
-    """A finished run directory (read side)."""
+    """A finished run directory (read side).
+
+    Every part is checked against ``run.json`` before it is used: the set of part files
+    in a table folder (nothing missing, nothing extra), and for each part read its
+    size, SHA-256 checksum, row count and embedded run metadata. A dataset that fails
+    raises :class:`ConfigError` naming ``cardsim verify``.
+    """
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
@@ -204,33 +406,114 @@ class Dataset:
         try:
             self.meta: dict[str, Any] = json.loads(run_json.read_text())
         except (OSError, ValueError) as exc:
-            raise ConfigError(f"unreadable {run_json}: {exc}") from None
+            raise ConfigError(f"unreadable {run_json}: {shorten(exc)}") from None
+        if not isinstance(self.meta, dict) or any(not isinstance(self.meta.get(k), t) for k, t in _RUN_KEYS.items()):
+            raise self._damaged(f"{RUN_JSON} is not a cardsim run description")
+        self._records: dict[tuple[str, str], dict[str, Any]] = {}
+        for record in self.meta["parts"]:
+            try:
+                self._records[(str(record["table"]), part_name(int(record["chunk"])))] = record
+            except (KeyError, TypeError, ValueError):
+                raise self._damaged(f"{RUN_JSON} lists a malformed part") from None
+        self._expected_meta = {k: v for k, v in self.meta.items() if k != "parts"}
+
+    def _damaged(self, problem: str) -> ConfigError:
+        return ConfigError(f"dataset {self.path} is damaged ({problem}); run 'cardsim verify {self.path}' for details")
 
     def parts(self, table: str) -> list[Path]:
-        files = sorted((self.path / table).glob("part-*.parquet"))
-        if not files:
+        """The part files of ``table``, checked against run.json (none missing, none extra)."""
+        if table not in self.meta["tables"]:
             raise ConfigError(f"dataset {self.path} has no '{table}' table")
-        return files
+        planned = sorted(name for (t, name) in self._records if t == table)
+        folder = self.path / table
+        try:
+            # hidden names (a killed writer's temporary part) are skipped by pyarrow too
+            on_disk = sorted(entry.name for entry in folder.iterdir() if not entry.name.startswith("."))
+        except OSError:
+            on_disk = []
+        missing = sorted(set(planned) - set(on_disk))
+        extra = sorted(set(on_disk) - set(planned))
+        if missing:
+            raise self._damaged(f"{len(missing)} part(s) missing, e.g. {table}/{missing[0]}")
+        if extra:
+            raise self._damaged(f"{len(extra)} file(s) not part of this run, e.g. {table}/{shorten(extra[0])}")
+        if not planned:
+            raise ConfigError(f"dataset {self.path} has no '{table}' table")
+        return [folder / name for name in planned]
+
+    def read_part(self, file: Path, columns: list[str] | None = None) -> pa.Table:
+        """One part as a table, after checking it against its run.json record."""
+        file = Path(file)
+        table = file.parent.name
+        where = f"{table}/{file.name}"
+        record = self._records.get((table, file.name))
+        if record is None:
+            raise self._damaged(f"{where} is not part of this run")
+        try:
+            data = file.read_bytes()
+        except OSError as exc:
+            raise self._damaged(f"{where}: {exc.strerror or exc}") from None
+        if "bytes" in record and len(data) != record["bytes"]:
+            raise self._damaged(f"{where}: {len(data):,} bytes, expected {record['bytes']:,}")
+        if hashlib.sha256(data).hexdigest() != record.get("sha256"):
+            raise self._damaged(f"{where}: checksum mismatch")
+        try:
+            parquet = pq.ParquetFile(pa.BufferReader(data))
+            if parquet.metadata.num_rows != record.get("rows"):
+                raise self._damaged(f"{where}: {parquet.metadata.num_rows:,} rows, expected {record.get('rows')}")
+            if _embedded_meta(parquet) != self._expected_meta:
+                raise self._damaged(f"{where}: written by a different run than {RUN_JSON} describes")
+            return parquet.read(columns=columns)
+        except (OSError, pa.ArrowException) as exc:
+            raise self._damaged(f"{where}: corrupt part: {shorten(exc)}") from None
 
     def iter_parts(self, table: str, columns: list[str] | None = None) -> Iterator[pa.Table]:
-        """Yield one part at a time (bounded memory)."""
+        """Yield one checked part at a time (bounded memory)."""
         for file in self.parts(table):
-            try:
-                yield pq.read_table(file, columns=columns)
-            except (OSError, pa.ArrowException) as exc:
-                raise ConfigError(f"corrupt part {file}: {' '.join(str(exc).split())}") from None
+            yield self.read_part(file, columns)
 
     def read(self, table: str, columns: list[str] | None = None) -> pd.DataFrame:
         """A whole table as a DataFrame."""
         return pa.concat_tables(list(self.iter_parts(table, columns))).to_pandas()
 
 
+def _stray_entries(path: Path, meta: dict[str, Any]) -> list[str]:
+    """Files and folders in a dataset that are not part of it (they break ``pd.read_parquet``)."""
+    problems = []
+    tables = [str(t) for t in meta.get("tables", []) if isinstance(t, str)]
+    planned = {part_name(c) for c in range(int(meta.get("n_chunks", 0) or 0))}
+    for entry in sorted(path.iterdir()):
+        if entry.name in (RUN_JSON, MANIFEST) or entry.name in tables:
+            continue
+        kind = "nested dataset" if entry.is_dir() and ((entry / RUN_JSON).exists() or (entry / MANIFEST).exists()) \
+            else "stray folder" if entry.is_dir() else "stray file"
+        problems.append(f"{shorten(entry.name)}: {kind} (not part of this run)")
+    for table in tables:
+        folder = path / table
+        if not folder.is_dir():
+            continue
+        for entry in sorted(folder.iterdir()):
+            if entry.name in planned and entry.is_file():
+                continue
+            if entry.name.endswith(".tmp"):
+                kind = "leftover temporary part of a killed writer"
+            elif entry.name.startswith("part-") and entry.name.endswith(".parquet"):
+                continue  # reported below as "not part of this run"
+            elif entry.is_dir():
+                kind = "nested dataset" if (entry / RUN_JSON).exists() else "stray folder"
+            else:
+                kind = "stray file"
+            problems.append(f"{table}/{shorten(entry.name)}: {kind} (breaks pd.read_parquet)")
+    return problems
+
+
 def verify(path: str | os.PathLike) -> list[str]:
     """Check a dataset against its own run.json; return a list of problems (empty: OK).
 
     Checks: run.json and manifest readable and consistent, every planned part present
-    (no extra ones), its checksum and row count, and that its embedded metadata is
-    this run's (not a part copied in from another run).
+    (no extra ones, no leftover temporary parts, stray files or nested datasets), its
+    checksum and row count, and that its embedded metadata is this run's (not a part
+    copied in from another run).
     """
     path = Path(path)
     problems: list[str] = []
@@ -245,7 +528,10 @@ def verify(path: str | os.PathLike) -> list[str]:
     expected_meta = {k: v for k, v in meta.items() if k != "parts"}
     if manifest != expected_meta:
         problems.append(f"{MANIFEST} and {RUN_JSON} describe different runs")
-    recorded = {(p["table"], p["chunk"]): p for p in meta.get("parts", [])}
+    problems += _stray_entries(path, meta)
+    recorded = {}
+    for p in meta.get("parts", []):
+        recorded[(p.get("table"), p.get("chunk"))] = p
     for table in meta.get("tables", []):
         for chunk_id in range(meta.get("n_chunks", 0)):
             if (table, chunk_id) not in recorded:
@@ -254,26 +540,25 @@ def verify(path: str | os.PathLike) -> list[str]:
         planned = {part_name(c) for c in range(meta.get("n_chunks", 0))}
         for extra in sorted(on_disk - planned):
             problems.append(f"{table}/{extra}: not part of this run")
-    for (table, chunk_id), record in sorted(recorded.items()):
-        file = path / table / part_name(chunk_id)
+    for (table, chunk_id), record in sorted(recorded.items(), key=lambda kv: (str(kv[0][0]), str(kv[0][1]))):
+        try:
+            file = path / str(table) / part_name(int(chunk_id))
+        except (TypeError, ValueError):
+            problems.append(f"{RUN_JSON} lists a malformed part")
+            continue
         where = f"{table}/{file.name}"
         if not file.is_file():
             problems.append(f"{where}: missing")
             continue
-        if file_sha256(file) != record["sha256"]:
+        if file_sha256(file) != record.get("sha256"):
             problems.append(f"{where}: checksum mismatch (modified or truncated)")
         try:
             parquet = pq.ParquetFile(file)
         except (OSError, pa.ArrowException) as exc:
-            problems.append(f"{where}: unreadable Parquet ({' '.join(str(exc).split())[:120]})")
+            problems.append(f"{where}: unreadable Parquet ({shorten(exc, 120)})")
             continue
-        if parquet.metadata.num_rows != record["rows"]:
-            problems.append(f"{where}: {parquet.metadata.num_rows} rows, expected {record['rows']}")
-        embedded = (parquet.schema_arrow.metadata or {}).get(META_KEY)
-        try:
-            part_meta = json.loads(embedded) if embedded else None
-        except ValueError:
-            part_meta = None
-        if part_meta != expected_meta:
+        if parquet.metadata.num_rows != record.get("rows"):
+            problems.append(f"{where}: {parquet.metadata.num_rows} rows, expected {record.get('rows')}")
+        if _embedded_meta(parquet) != expected_meta:
             problems.append(f"{where}: metadata of a different run (game/rules/seed differ)")
     return problems

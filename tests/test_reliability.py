@@ -145,17 +145,18 @@ def test_resume_flag_checks_settings(tmp_path, capsys, monkeypatch):
 def test_full_disk_keeps_finished_parts(tmp_path, capsys, monkeypatch):
     import cardsim.simcore.output as output
 
-    real_write = output.pq.write_table
+    real_replace = output.os.replace
     calls = {"n": 0}
 
-    def failing_write(table, where, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 2:
-            Path(where).write_bytes(b"PAR1 half a file")  # a partial write...
-            raise OSError(errno.ENOSPC, "No space left on device")  # ...then the disk is full
-        return real_write(table, where, **kwargs)
+    def failing_replace(src, dst):
+        if str(dst).endswith(".parquet"):
+            calls["n"] += 1
+            if calls["n"] == 2:  # the second part's temporary file is written...
+                Path(src).write_bytes(b"PAR1 half a file")
+                raise OSError(errno.ENOSPC, "No space left on device")  # ...then the disk is full
+        return real_replace(src, dst)
 
-    monkeypatch.setattr(output.pq, "write_table", failing_write)
+    monkeypatch.setattr(output.os, "replace", failing_replace)
     args = ["deal", "tienlen", "--deals", 3000, "--chunk-size", 1000, "--seed", 4, "--quiet"]
     code, _, stderr = run(capsys, *args, "--out", tmp_path / "run")
     assert code == 1
@@ -204,7 +205,7 @@ def test_corrupt_part_gives_clear_error_in_summary(tmp_path, capsys):
     part = next((tmp_path / "a" / "counts").glob("part-*.parquet"))
     part.write_bytes(b"garbage")
     code, _, stderr = run(capsys, "summary", tmp_path / "a")
-    assert code == 2 and "corrupt part" in stderr and stderr.count("\n") == 1
+    assert code == 2 and "is damaged" in stderr and "cardsim verify" in stderr and stderr.count("\n") == 1
 
 
 def test_rules_file_with_unknown_keys(tmp_path, capsys):

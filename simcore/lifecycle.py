@@ -1,0 +1,277 @@
+"""The run lifecycle: output paths, one writer per output, create/resume, execute, commit, debris cleanup.
+
+Used by ``cardsim deal/play/resume`` and by experiments alike::
+
+    out = resolve_out(path)                   # ~ expanded once, absolute (remote workers see the same path)
+    with OutputLock(out):                     # one live writer per output; a dead owner's lock is taken over
+        clean_debris(out)                     # .OUT.old-*, .OUT.partial.* and .OUT.experiment-* of killed runs
+        run = start_run(out, manifest, overwrite, resume)   # or reopen_run(out): damaged parts are redone
+        execute(run, backend, ...)            # parts kept on Ctrl-C, a full disk, a killed worker
+        commit(run, overwrite)                # run.json + fsync + rename
+
+Runs without ``--out`` use :func:`temporary_folder`, whose lock lets the next run
+remove the folder of a killed one.
+"""
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import glob
+import os
+import shutil
+import socket
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from cardsim.simcore.config import ConfigError, RunFailed
+from cardsim.simcore.output import (MAX_NAME_BYTES, PartialRun, check_output_path, partial_path, remove_path,
+                                    shorten)
+
+#: Prefix of the system-temp folders of runs without ``--out``.
+TEMP_PREFIX = "cardsim-"
+#: Largest input file (rules TOML, experiment spec) read, bytes.
+MAX_INPUT_BYTES = 1 << 20
+#: A temp folder's lock younger than this may belong to a run that is just starting.
+STALE_AFTER_S = 60.0
+
+
+def resolve_out(out: str | os.PathLike) -> Path:
+    """An output path with ``~`` expanded once and made absolute; raise :class:`ConfigError` if unusable."""
+    text = os.fspath(out)
+    if not text or "\x00" in text:
+        raise ConfigError(f"invalid output path {shorten(repr(text))}")
+    path = Path(os.path.abspath(os.path.expanduser(text)))
+    size = len(os.fsencode(path.name))
+    if size > MAX_NAME_BYTES:
+        raise ConfigError(f"output name too long ({size} bytes; at most {MAX_NAME_BYTES}): {shorten(path.name)}")
+    return path
+
+
+def check_input_file(path: str | os.PathLike, what: str, limit: int = MAX_INPUT_BYTES, toml: bool = True) -> None:
+    """Refuse an input file that is not a regular file of at most ``limit`` bytes (e.g. ``/dev/zero``),
+    or (``toml``) that is not UTF-8 or is nested too deeply for the TOML reader."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return  # the reader reports a missing file in its own words
+    except OSError as exc:
+        raise ConfigError(f"cannot read {what} {shorten(path)}: {exc.strerror or exc}") from None
+    import stat
+
+    if not stat.S_ISREG(info.st_mode):
+        raise ConfigError(f"{what} {shorten(path)} is not a regular file")
+    if info.st_size > limit:
+        raise ConfigError(f"{what} {shorten(path)} is too large ({info.st_size:,} bytes; at most {limit:,})")
+    if toml:
+        import tomllib
+
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(limit + 1)
+            tomllib.loads(data.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{what} {shorten(path)} is not UTF-8 text (byte {exc.start})") from None
+        except RecursionError:
+            raise ConfigError(f"{what} {shorten(path)} is nested too deeply") from None
+        except (OSError, tomllib.TOMLDecodeError):
+            pass  # the reader reports these in its own words
+
+
+class OutputLock:
+    """An exclusive lock on an output path: the file ``.NAME.lock`` beside it.
+
+    The lock is an ``fcntl.flock`` on that file, so the kernel releases it when its
+    owner dies (SIGKILL, power loss): a stale lock is simply taken over. The file
+    holds the owner's pid and host for the error message of a refused run.
+
+    Parameters
+    ----------
+    out : path
+        The output the lock protects (its dataset, ``.OUT.partial`` and ``.OUT.old-*``).
+    lock_file : path, optional
+        Where the lock lives (default ``.NAME.lock`` beside ``out``).
+    """
+
+    def __init__(self, out: Path, lock_file: Path | None = None):
+        self.out = Path(out)
+        self.path = Path(lock_file) if lock_file is not None else self.out.parent / f".{self.out.name}.lock"
+        self.fd: int | None = None
+
+    def acquire(self) -> "OutputLock":
+        while True:
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise ConfigError(f"cannot lock {self.out}: {exc.strerror or exc}") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                owner = _read_owner(fd)
+                os.close(fd)
+                if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    raise ConfigError(f"{self.out} is in use by another cardsim run ({owner}); "
+                                      "wait for it to finish or stop it first") from None
+                raise ConfigError(f"cannot lock {self.out}: {exc.strerror or exc}") from None
+            # The previous owner may have removed the file between our open and flock:
+            # then we locked an orphan inode and must retry on the current file.
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}\n".encode(), 0)
+        self.fd = fd
+        return self
+
+    def release(self) -> None:
+        if self.fd is None:
+            return
+        with contextlib.suppress(OSError):
+            self.path.unlink()  # while still holding it: a waiting run then retries on a fresh file
+        os.close(self.fd)
+        self.fd = None
+
+    def __enter__(self) -> "OutputLock":
+        return self.acquire()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.release()
+
+
+def _read_owner(fd: int) -> str:
+    try:
+        text = os.pread(fd, 200, 0).decode(errors="replace").strip()
+    except OSError:
+        text = ""
+    return shorten(text, 100) or "owner unknown"
+
+
+def lock_is_stale(lock_file: Path, min_age_s: float = STALE_AFTER_S) -> bool:
+    """Whether nobody holds ``lock_file`` (its owner died) and it is older than ``min_age_s``."""
+    try:
+        if time.time() - lock_file.stat().st_mtime < min_age_s:
+            return False
+        fd = os.open(lock_file, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)  # closing drops a lock we may have taken
+    return True
+
+
+def clean_debris(out: Path) -> list[Path]:
+    """Remove what killed runs left beside ``out``; call while holding ``out``'s lock.
+
+    ``.OUT.old-*`` (a kill during an ``--overwrite`` commit; a symlink is removed, never
+    followed), ``.OUT.partial.*`` (a kill while creating the run folder) and
+    ``.OUT.experiment-*`` (a killed experiment). Returns what was removed.
+    """
+    removed = []
+    stem = glob.escape(f".{out.name}")
+    for pattern in (f"{stem}.old-*", f"{stem}.partial.*", f"{stem}.experiment-*"):
+        for path in out.parent.glob(pattern):
+            remove_path(path)
+            removed.append(path)
+    return removed
+
+
+def clean_stale_temp_dirs(root: Path | None = None) -> list[Path]:
+    """Remove ``cardsim-*`` folders in the system temp directory whose run was killed.
+
+    A folder counts as stale only when it holds a lock file nobody holds any more.
+    """
+    root = Path(root or tempfile.gettempdir())
+    removed = []
+    for folder in root.glob(f"{TEMP_PREFIX}*"):
+        try:
+            if folder.is_symlink() or not folder.is_dir():
+                continue
+            locks = list(folder.glob(".*.lock"))
+        except OSError:
+            continue
+        if locks and all(lock_is_stale(lock) for lock in locks):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+@contextlib.contextmanager
+def temporary_folder(prefix: str = TEMP_PREFIX) -> Iterator[Path]:
+    """A locked temporary folder, removed on exit (or by the next run if this one is killed)."""
+    clean_stale_temp_dirs()
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        with OutputLock(folder / "run", folder / ".run.lock"):
+            yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def start_run(out: Path, manifest: dict[str, Any], overwrite: bool, resume: bool) -> PartialRun:
+    """A new run at ``out`` or, with ``resume``, its unfinished one (same settings required)."""
+    if resume and partial_path(out).exists():
+        run = reopen_run(out)
+        same = {k: v for k, v in run.manifest.items() if k != "created"} == \
+               {k: v for k, v in manifest.items() if k != "created"}
+        if not same:
+            raise ConfigError(f"the unfinished run for {out} has different settings "
+                              f"(see {partial_path(out)}/manifest.json); use --overwrite to start again")
+        return run
+    out = check_output_path(out, overwrite)
+    return PartialRun.create(out, manifest, overwrite)
+
+
+def reopen_run(out: Path) -> PartialRun:
+    """The unfinished run of ``out`` with its damaged parts deleted (they are redone)."""
+    from cardsim.simcore.runner import RunConfig
+
+    run = PartialRun.open(out)
+    RunConfig.from_manifest(run.manifest)  # validates game, task and rules before any work
+    try:
+        run.check_parts()
+    except OSError as exc:
+        raise RunFailed(f"cannot check the saved parts of {out}: {exc.strerror or exc}") from None
+    return run
+
+
+def execute(run: PartialRun, backend: str = "local", scheduler: str | None = None, workers: int | None = None,
+            on_chunk: Callable[[int, int], None] | None = None) -> None:
+    """Run the missing chunks of ``run``; an OS error (full disk...) becomes one resumable line."""
+    from cardsim.simcore.runner import execute_local
+
+    missing = run.missing_chunks()
+    try:
+        if backend == "dask":
+            from cardsim.simcore.dask_backend import execute_dask
+
+            execute_dask(run, missing, scheduler=scheduler, workers=workers, on_chunk=on_chunk)
+        else:
+            execute_local(run, missing, on_chunk=on_chunk)
+    except OSError as exc:
+        done = run.manifest["n_chunks"] - len(run.missing_chunks())
+        raise RunFailed(f"writing the dataset failed: {exc.strerror or shorten(exc)} ({done} of "
+                        f"{run.manifest['n_chunks']} chunks are saved; fix the cause, then "
+                        f"'cardsim resume {run.out}')") from None
+
+
+def commit(run: PartialRun, overwrite: bool = False) -> Path:
+    """Finish ``run`` (see :meth:`PartialRun.commit`); an OS error keeps it resumable."""
+    try:
+        return run.commit(overwrite=overwrite)
+    except OSError as exc:
+        raise RunFailed(f"finishing the dataset failed: {exc.strerror or shorten(exc)} (every chunk is saved; "
+                        f"fix the cause, then 'cardsim resume {run.out}')") from None
+
+
+def saved_chunks(run: PartialRun) -> int:
+    return run.manifest["n_chunks"] - len(run.missing_chunks())
