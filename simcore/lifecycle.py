@@ -153,15 +153,19 @@ def _read_owner(fd: int) -> str:
 
 
 def lock_is_stale(lock_file: Path, min_age_s: float = STALE_AFTER_S) -> bool:
-    """Whether nobody holds ``lock_file`` (its owner died) and it is older than ``min_age_s``."""
+    """Whether nobody holds ``lock_file`` any more: its owner died.
+
+    An owner writes its pid only after taking the lock, so an empty, unheld lock file
+    may belong to a run that is just starting: it counts as stale only after ``min_age_s``.
+    """
     try:
-        if time.time() - lock_file.stat().st_mtime < min_age_s:
-            return False
         fd = os.open(lock_file, os.O_RDONLY)
     except OSError:
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if not os.pread(fd, 1, 0) and time.time() - os.fstat(fd).st_mtime < min_age_s:
+            return False
     except OSError:
         return False
     finally:
