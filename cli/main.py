@@ -37,11 +37,26 @@ app = typer.Typer(
     ),
     add_completion=False,
     no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
 
 stderr = Console(stderr=True, highlight=False)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from cardsim import __version__
+
+        sys.stdout.write(f"cardsim {__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option("--version", "-V", help="print the version and exit",
+                                                is_eager=True, callback=_print_version)] = False) -> None:
+    """Monte Carlo statistics for traditional card games."""
 
 _COUNT_RE = re.compile(r"^\s*(\d[\d_]*(?:\.\d+)?(?:[eE]\+?\d+)?)\s*([kKmMgG]?)\s*$")
 _SUFFIX = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9}
@@ -296,12 +311,25 @@ def games_command() -> None:
 @app.command("rules")
 def rules_command(game: GameArg) -> None:
     """Print every rule switch of GAME, its default and its allowed values."""
-    cls = registry.rules_class(game)
-    print_plain_table(("switch", "default", "allowed", "meaning"), cls.describe())
+    import textwrap
+
+    spec = registry.get_spec(game)
+    cls = spec.rules_cls
+    sys.stdout.write(f"{spec.title}\nRule switches (set with --set NAME=VALUE or a --rules TOML file):\n\n")
+    for name, default, allowed, meaning in cls.describe():
+        if cls.SWITCHES[name].kind == "choice" and len(allowed) > 60:  # 24 suit orders: a few, and the count
+            choices = [c.strip() for c in allowed.split("|")]
+            allowed = " | ".join(choices[:4]) + f" | ... ({len(choices)} values)"
+        sys.stdout.write(f"{name} = {default}\n")
+        body = f"{meaning}. Values: {allowed}."
+        sys.stdout.write(textwrap.fill(body, width=80, initial_indent="    ", subsequent_indent="    ") + "\n")
     if cls.HOUSE_CHOICES:
         sys.stdout.write("\nHouse choices where the spec is silent (recorded in every run's metadata):\n")
         for key, text in cls.HOUSE_CHOICES.items():
-            sys.stdout.write(f"  {key}: {text}\n")
+            sys.stdout.write(textwrap.fill(f"{key}: {text}", width=80, initial_indent="  ",
+                                           subsequent_indent="    ") + "\n")
+    if spec.rules_doc:
+        sys.stdout.write(f"\nThe rules as implemented: {spec.rules_doc}\n")
 
 
 BACKEND_HELP = "local (this machine, numba threads) or dask (one task per chunk; pip install 'cardsim[dask]')"
@@ -425,7 +453,8 @@ def play_command(
 @app.command("replay")
 def replay_command(
     game: GameArg,
-    index: int = typer.Option(..., "--game", "-g", help="game index in the run (0-based)"),
+    index: Optional[int] = typer.Option(None, "--index", "-i", help="game index in the run (0-based)"),
+    index_alias: Optional[int] = typer.Option(None, "--game", "-g", hidden=True, help="old name of --index"),
     seed: Optional[str] = typer.Option(None, "--seed", help="the run's seed (or take everything from --run)"),
     run_path: Optional[Path] = typer.Option(None, "--run", help="take seed, rules and policies from this dataset"),
     policy: PolicyOpt = None,
@@ -439,7 +468,17 @@ def replay_command(
     spec = registry.get_task(game, "play")
     if not spec.can_replay:
         raise ConfigError(f"replay is not available for {game} yet")
+    if index is not None and index_alias is not None and index != index_alias:
+        raise ConfigError("give the game index once: --index N")
+    index = index if index is not None else index_alias
+    if index is None:
+        raise ConfigError("replay needs --index N (the game's index in the run, 0-based)")
     if run_path is not None:
+        given = [flag for flag, value in (("--seed", seed), ("--policy", policy), ("--set", sets),
+                                          ("--rules", rules_file), ("--games-per-match", games_per_match),
+                                          ("--claim-seats", claim_seats)) if value]
+        if given:
+            raise ConfigError(f"--run takes the seed, rules and policies from the dataset: drop {', '.join(given)}")
         from cardsim.simcore.output import Dataset
         from cardsim.simcore.runner import RunConfig
 
@@ -448,8 +487,8 @@ def replay_command(
             raise ConfigError(f"{run_path} is not a 'play {game}' run")
         config = RunConfig.from_manifest(meta)
         rules, options, run_seed = config.rules, dict(config.options), config.seed
-        if index >= config.n:
-            raise ConfigError(f"--game must be in 0..{config.n - 1} for that run")
+        if not 0 <= index < config.n:
+            raise ConfigError(f"--index must be in 0..{config.n - 1} for that run")
     else:
         if seed is None:
             raise ConfigError("replay needs --seed (or --run PATH)")
@@ -463,8 +502,8 @@ def replay_command(
             options["policy"] = policy
         options = task_options(spec, rules, options)
         run_seed = parse_seed(seed)
-    if index < 0:
-        raise ConfigError("--game must be >= 0")
+    if not 0 <= index < 2**62:
+        raise ConfigError(f"--index must be in 0..2**62-1, got {index}")
     for line in spec.replay(run_seed, index, rules, options):
         sys.stdout.write(line + "\n")
 
@@ -813,10 +852,48 @@ def verify_command(path: Path = typer.Argument(..., help="dataset directory")) -
                      f"{len(meta['parts'])} parts, {rows:,} rows, checksums match\n")
 
 
+_METAVARS = {"int": "N", "float": "X", "path": "PATH", "bool": ""}
+
+
+def _click_command():
+    """The click command of the Typer app, built once, with readable metavars in help
+    (``GAME``, ``SEED``, ``N``, ``PATH``) instead of the internal type names."""
+    global _COMMAND
+    if _COMMAND is not None:
+        return _COMMAND
+    command = typer.main.get_command(app)
+    for sub in getattr(command, "commands", {}).values():
+        if sub.help and not sub.short_help:  # the whole first sentence, never cut with "..."
+            first = " ".join(sub.help.split("\n\n")[0].split())
+            sub.short_help = first.split(". ")[0].rstrip(".")
+        for param in sub.params:
+            if type(param).__name__.endswith("Argument"):
+                param.display_type = lambda ctx: None  # "GAME  game name", not "GAME <str>"
+            if getattr(param, "metavar", None):
+                continue
+            descriptor = getattr(param, "type_descriptor", None)
+            annotation = getattr(descriptor, "annotation", None)
+            kind = {int: "int", float: "float", bool: "bool", Path: "path"}.get(annotation, "text")
+            if type(param).__name__.endswith("Argument"):
+                param.metavar = (param.name or "value").upper()
+            elif getattr(param, "is_flag", False) or kind == "bool":
+                continue
+            elif kind in _METAVARS:
+                param.metavar = _METAVARS[kind]
+            else:
+                longest = max(param.opts, key=len).lstrip("-")
+                param.metavar = {"set": "KEY=VALUE", "policy": "POLICY", "policies": "LIST"}.get(longest, longest.upper())
+    _COMMAND = command
+    return command
+
+
+_COMMAND = None
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     """Console-script entry point; returns the exit code (2 for any user error)."""
     try:
-        result = app(args=argv, prog_name="cardsim", standalone_mode=False)
+        result = _click_command()(args=argv, prog_name="cardsim", standalone_mode=False)
     except ClickException as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # bare `cardsim`: show the help
             sys.stdout.write(exc.format_message() + "\n")
