@@ -211,3 +211,64 @@ def play_logged(seed: int, start: int, count: int, rules: TuSacRules, policies):
     fin = np.zeros((count, FIN_ROWS, N_TYPES), np.int8)
     _play_block(np.uint64(seed), np.int64(start), np.int64(count), *args, meta, seat, log, nlog, fin, True)
     return _columns(start, count, rules.players, meta, seat), log, nlog, fin
+
+
+# ----------------------------------------------------------------------------------
+# a search decision on its own (tests, what-ifs)
+# ----------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _run_to_decision(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab, nth, cur,
+                     deck, hands, table, discards, locked, exp_pts, exp_kinds):
+    """Play game ``index`` up to the ``nth`` (0-based) decision of a search seat; returns
+    ``(found, search RNG state there)`` with the state arrays at that decision."""
+    seat = np.zeros((N_SEAT, prm[0]), np.int16)
+    okind = np.zeros(MAX_OPTS, np.int64)
+    opts = np.zeros(MAX_OPTS, np.int64)
+    orev = np.zeros((MAX_OPTS, 3), np.int64)
+    log = np.zeros((1, LOG_WIDTH), np.int64)
+    state, mull = start_game(seed, index, prm, g_sizes, g_products, cur, deck, hands, table, discards, locked,
+                             exp_pts, exp_kinds, seat, log, False)
+    search_state = search_key(seed, index)
+    forced = NO_FORCE
+    k = 0
+    while True:
+        state, stopped = advance(prm, pol, forced, True, False, cur, deck, hands, table, discards, locked, exp_pts,
+                                 exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log, False)
+        if not stopped:
+            return False, search_state
+        if k == nth:
+            return True, search_state
+        k += 1
+        forced, search_state = search_choose(prm, budgets[cur[C_WHO]], search_state, cur, deck, hands, table,
+                                             discards, locked, exp_pts, exp_kinds, trash_tab, score_tab, win_tab)
+
+
+STATE_FIELDS = ("cur", "deck", "hands", "table", "discards", "locked", "exp_pts", "exp_kinds")
+
+
+def decision_state(seed: int, index: int, rules: TuSacRules, policies, nth: int = 0) -> dict | None:
+    """The state arrays (``STATE_FIELDS``) and ``search_state`` at the ``nth`` decision of
+    a search seat in game ``index``, as real play reaches it; None if the game has fewer."""
+    prm, pol, budgets, g, p, tt, st, wt, _ = _kernel_args(rules, policies)
+    arrays = {"cur": np.zeros(N_CUR, np.int64), "deck": BASE_DECK.copy(),
+              "hands": np.zeros((4, N_TYPES), np.int8), "table": np.zeros((4, N_TYPES), np.int8),
+              "discards": np.zeros(N_TYPES, np.int8), "locked": np.zeros(4, np.int64),
+              "exp_pts": np.zeros(4, np.int64), "exp_kinds": np.zeros((4, N_KINDS), np.int64)}
+    found, search_state = _run_to_decision(np.uint64(seed), np.int64(index), prm, pol, budgets, g, p, tt, st, wt,
+                                           np.int64(nth), *(arrays[k] for k in STATE_FIELDS))
+    if not found:
+        return None
+    arrays["search_state"] = search_state
+    return arrays
+
+
+def search_decision(rules: TuSacRules, state: dict, budget: int = DEFAULT_SEARCH_BUDGET) -> tuple[int, int]:
+    """The search's choice at a :func:`decision_state` (copied, not changed): ``(choice,
+    search RNG state after)``; a take choice is an option index or -1, a discard a type."""
+    tt, st, wt, _ = tables(rules)
+    arrays = [state[k].copy() for k in STATE_FIELDS]
+    cur, deck, hands, table, discards, locked, exp_pts, exp_kinds = arrays
+    choice, after = search_choose(kernel_params(rules), np.int64(budget), np.uint64(state["search_state"]), cur, deck,
+                                  hands, table, discards, locked, exp_pts, exp_kinds, tt, st, wt)
+    return int(choice), int(after)

@@ -41,6 +41,10 @@ from cardsim.simcore.tusac.rules import P_LOCK, P_PLAYERS
 #: Discard candidates searched (the heuristic's best ones).
 MAX_DISCARD_CANDIDATES = 4
 MAX_CANDIDATES = MAX_OPTS + 1
+#: Utility of a win (points come second: a game's payments are far below this).
+WIN_UTILITY = 1000.0
+#: Standard errors of paired gain a candidate needs to replace the heuristic's choice.
+MARGIN_SE = 1.0
 
 
 @njit(cache=True)
@@ -158,8 +162,8 @@ def search_choose(prm, budget, sstate, cur, deck, hands, table, discards, locked
     if ncand <= 1:
         return cand[0], sstate
     worlds = max(1, budget // ncand)
-    wins = np.zeros(ncand, np.int64)
-    points = np.zeros(ncand, np.int64)
+    # per-world utility of each candidate: a win first (WIN_UTILITY), then points
+    util = np.zeros((ncand, worlds), np.float64)
     # one sampled world, and a copy of it per rollout
     unseen = np.empty(4 * N_TYPES, np.int64)
     whands = np.empty_like(hands)
@@ -194,12 +198,24 @@ def search_choose(prm, budget, sstate, cur, deck, hands, table, discards, locked
                     rexp_kinds, rseat, okind, opts, orev, trash_tab, score_tab, win_tab, rollout_key, log, False)
             winner = rcur[C_WINNER]
             if winner == d:
-                wins[k] += 1
-                points[k] += rcur[C_WSCORE] * (P - 1)
+                util[k, w] = WIN_UTILITY + rcur[C_WSCORE] * (P - 1)
             elif winner >= 0:
-                points[k] -= rcur[C_WSCORE]
+                util[k, w] = -rcur[C_WSCORE]
+    # Leave the heuristic's choice (candidate 0) only for a candidate whose paired gain over it
+    # exceeds MARGIN_SE standard errors: noise alone must not override a sound default.
     best = 0
+    best_gain = 0.0
     for k in range(1, ncand):
-        if wins[k] > wins[best] or (wins[k] == wins[best] and points[k] > points[best]):
+        mean = 0.0
+        for w in range(worlds):
+            mean += util[k, w] - util[0, w]
+        mean /= worlds
+        var = 0.0
+        for w in range(worlds):
+            x = util[k, w] - util[0, w] - mean
+            var += x * x
+        se = np.sqrt(var / max(worlds - 1, 1) / worlds)
+        if mean > MARGIN_SE * se and mean > best_gain:
             best = k
+            best_gain = mean
     return cand[best], sstate
