@@ -55,6 +55,21 @@ def _children_ignore_sigint():
         signal.signal(signal.SIGINT, previous)
 
 
+@contextlib.contextmanager
+def _worker_log_level(level: str):
+    """Worker processes read their log level from the environment when they start."""
+    key = "DASK_LOGGING__DISTRIBUTED"
+    previous = os.environ.get(key)
+    os.environ[key] = level
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = previous
+
+
 def connect(scheduler: str | None, workers: int | None):
     """``(client, cluster or None)`` for a remote scheduler or a new LocalCluster."""
     try:
@@ -66,9 +81,11 @@ def connect(scheduler: str | None, workers: int | None):
             return Client(scheduler, timeout=CONNECT_TIMEOUT), None
         except Exception as exc:  # OSError, TimeoutError, ValueError for a malformed address...
             raise ConfigError(f"cannot reach the Dask scheduler at {shorten(scheduler)}: {shorten(exc, 160)}") from None
-    with _children_ignore_sigint():
+    with _children_ignore_sigint(), _worker_log_level("error"):
+        # no dashboard; the scheduler's HTTP server on a free port (not 8787: no "port in use" warning)
         cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                               processes=True, dashboard_address=None)
+                               processes=True, dashboard_address=None,
+                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
     try:
         return Client(cluster), cluster
     except BaseException:
@@ -100,8 +117,9 @@ def execute_dask(run, chunk_ids: list[int], scheduler: str | None = None, worker
                 if on_chunk is not None:
                     on_chunk(done, len(chunk_ids))
         except BaseException:
-            with _quiet_logs(logging.CRITICAL + 1), contextlib.suppress(BaseException):
-                client.cancel(futures)
+            if cluster is None:  # a remote cluster outlives us: stop its work (a LocalCluster just closes)
+                with _quiet_logs(logging.CRITICAL + 1), contextlib.suppress(BaseException):
+                    client.cancel(futures)
             _close(client, cluster)
             raise
         _close(client, cluster)
