@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_play_rummy.py [--games 2000] [--ref-hands 3]
 
-The numba kernel (:mod:`simcore.rummy.game`) runs with ``numba.set_num_threads(1)``
+The numba kernel (:mod:`cardsim.simcore.rummy.play`) runs with ``numba.set_num_threads(1)``
 (per-core throughput; compile time excluded by a warm-up call) and plays whole games
 (all rounds); the rate is counted in hands (rounds) per second. The reference
 (:func:`simcore.rummy.reference.play_hand`: a plain Python game loop over card lists,
@@ -18,9 +18,9 @@ import time
 import numba
 
 from cardsim.simcore.rummy import reference as ref
-from cardsim.simcore.rummy.continental import ContinentalRules
-from cardsim.simcore.rummy.game import play_chunk
-from cardsim.simcore.rummy.loba import LobaRules
+from cardsim.simcore.rummy.rules import ContinentalRules
+from cardsim.simcore.rummy.play import play_chunk
+from cardsim.simcore.rummy.rules import LobaRules
 
 
 def rate_kernel(rules, policy, n, seed=12345, repeats=3):

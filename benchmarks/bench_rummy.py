@@ -23,9 +23,9 @@ from numba import njit
 
 from cardsim.simcore.rummy import melds as M
 from cardsim.simcore.rummy.cards import hand_planes, make_deck, planes_cards
-from cardsim.simcore.rummy.continental import ContinentalRules
+from cardsim.simcore.rummy.rules import ContinentalRules
 from cardsim.simcore.rummy.deal import deal_counts
-from cardsim.simcore.rummy.loba import LobaRules
+from cardsim.simcore.rummy.rules import LobaRules
 
 
 @njit(cache=True)

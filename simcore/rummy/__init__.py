@@ -1,8 +1,18 @@
-"""Contract rummy (Loba / Carioca, Continental): cards, meld solver, deal statistics.
+"""Contract rummy (Loba / Carioca, Continental): one rummy core, two rule sets.
 
-- :mod:`simcore.rummy.cards`: card codes, hand planes, points.
-- :mod:`simcore.rummy.melds`: the ``@njit`` meld solver (contract check, best lay-down,
-  lay-off, distance to the contract, discard choice).
-- :mod:`simcore.rummy.deal`: the deal kernel shared by both games.
-- :mod:`simcore.rummy.loba`, :mod:`simcore.rummy.continental`: rules and ``TASK``.
+- :mod:`~cardsim.simcore.rummy.rules`: the two ``Rules`` classes (switches, house choices).
+- :mod:`~cardsim.simcore.rummy.cards`: card codes, hand planes, points.
+- :mod:`~cardsim.simcore.rummy.contract`: contract check and distance (``@njit`` search).
+- :mod:`~cardsim.simcore.rummy.melds`: best lay-down, lay-offs, discards (``@njit``).
+- :mod:`~cardsim.simcore.rummy.deal`: the deal kernel (and the stock draw of play).
+- :mod:`~cardsim.simcore.rummy.state`: kernel parameters and the round state's layout.
+- :mod:`~cardsim.simcore.rummy.engine`: the round: legal decisions, apply, step.
+- :mod:`~cardsim.simcore.rummy.claims`: buys / robar de contra.
+- :mod:`~cardsim.simcore.rummy.policies`: random and heuristic policies, one dispatch.
+- :mod:`~cardsim.simcore.rummy.search`: the determinized Monte Carlo search policy.
+- :mod:`~cardsim.simcore.rummy.play`: the turn loop, games, chunks, the Python entry points.
+- :mod:`~cardsim.simcore.rummy.log`: move-log kinds and replay text.
+- :mod:`~cardsim.simcore.rummy.reference`: the readable pure-Python engine.
+- :mod:`~cardsim.simcore.rummy.tasks`, :mod:`~cardsim.simcore.rummy.summary`,
+  :mod:`~cardsim.simcore.rummy.spec`: the CLI's tasks, summaries and GameSpecs.
 """

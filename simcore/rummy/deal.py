@@ -10,7 +10,7 @@ pack, only as deep as needed:
 
 - seat ``s`` holds ``deck[s*H : (s+1)*H]``;
 - ``deck[P*H]`` is turned up to start the discard pile;
-- the stock follows; as in play (:mod:`simcore.rummy.game`) seat ``f = r % P`` plays
+- the stock follows; as in play (:mod:`cardsim.simcore.rummy.play`) seat ``f = r % P`` plays
   first in round ``r``, so seat ``s``'s ``t``-th draw (``t = 0..K-1``) is
   ``deck[P*H + 1 + t*P + (s - f) % P]``: stock cards taken in turn order, every player drawing
   from the stock, nobody taking a discard, no claims, no reshuffle. This is the
@@ -21,14 +21,11 @@ pack, only as deep as needed:
 from __future__ import annotations
 
 import numpy as np
-import pyarrow as pa
 from numba import njit, prange
 
-from cardsim.simcore.config import ConfigError
-from cardsim.simcore.rng import game_key, shuffle_plan, shuffle_prefix_planned
+from cardsim.simcore.rng import game_key, randbelow, shuffle_plan, shuffle_prefix_planned
 from cardsim.simcore.rummy.cards import add_card, make_deck
 from cardsim.simcore.rummy.melds import contract_ok
-from cardsim.simcore.tasks import TABLE_SEAT, DealTaskBase, grid_counts_table
 
 #: Parallel blocks per chunk; any value gives the same counts.
 BLOCKS_PER_CHUNK = 64
@@ -155,67 +152,28 @@ def shuffled_round(seed, index, r, players, rounds, draws, deck_jokers) -> np.nd
     return _shuffled(np.uint64(seed), index, r, len(rounds), deck_base, sizes, products, lengths)
 
 
-class RummyDealTask(DealTaskBase):
-    """``cardsim deal <game>`` for a contract-rummy game; ``rules_cls`` provides
-
-    ``rounds() -> [(label, k, m, cards dealt)]``, ``meld_params()`` and ``deck_jokers()``.
-    Option ``draws`` (int K >= 0): also count ``contract_<label>_after_K``.
-    """
-
-    option_defaults = {"draws": 0}
-
-    def __init__(self, rules_cls, game: str):
-        self.rules_cls = rules_cls
-        self.game = game
-
-    def tables(self, config) -> tuple[str, ...]:
-        return ("counts",)
-
-    @staticmethod
-    def draws_of(options) -> int:
-        raw = (options or {}).get("draws", 0)
-        if isinstance(raw, bool):
-            raise ConfigError(f"bad value {raw!r} for option 'draws': expected an integer >= 0")
-        try:
-            k = int(str(raw).strip(), 10)
-        except ValueError:
-            raise ConfigError(f"bad value {raw!r} for option 'draws': expected an integer >= 0") from None
-        if k < 0:
-            raise ConfigError(f"bad value {raw!r} for option 'draws': expected an integer >= 0")
-        return k
-
-    def check_options(self, rules, options) -> None:
-        unknown = set(options or {}) - {"draws"}
-        if unknown:
-            raise ConfigError(f"unknown option(s) for deal {self.game}: {', '.join(sorted(unknown))}")
-        k = self.draws_of(options)
-        deck = 104 + rules.deck_jokers()
-        worst = max(prefix_length(rules.players, h, k) for _, _, _, h in rules.rounds())
-        if worst > deck:
-            limit = max(0, (deck - 1 - rules.players * max(h for *_, h in rules.rounds())) // rules.players)
-            raise ConfigError(f"draws={k} needs {worst} cards but the pack has {deck} "
-                              f"(stock reshuffles are not modelled): at most draws={limit} "
-                              f"with {rules.players} players")
-
-    def events(self, rules, draws: int) -> list[str]:
-        out = []
-        for label, *_ in rules.rounds():
-            out.append(f"contract_{label}")
-            if draws > 0:
-                out.append(f"contract_{label}_after_{draws}")
-        return out
-
-    def run_chunk(self, config, chunk_id: int) -> dict[str, pa.Table]:
-        rules = config.rules
-        draws = self.draws_of(config.options)
-        self.check_options(rules, config.options)
-        start, count = config.chunk_range(chunk_id)
-        players = rules.players
-        rounds = [(k, m, h) for _, k, m, h in rules.rounds()]
-        counts = deal_counts(config.seed, start, count, players, rounds, draws, rules.deck_jokers(),
-                             rules.meld_params())
-        block = counts if draws > 0 else counts[:, :1]
-        block = block.reshape(-1, players + 1)  # rows in event order: per round (dealt, after_K)
-        events = self.events(rules, draws)
-        assert len(events) == block.shape[0] and TABLE_SEAT == -1
-        return {"counts": grid_counts_table(chunk_id, events, block, count)}
+@njit(cache=True)
+def draw_stock(deck, sp, pile, npile, state):
+    """Top of the stock (``deck[sp:]``, taken from ``sp`` upwards) in play; when the stock is empty the
+    pile minus its top is shuffled (stream ``state``) into a new stock. Returns ``(card or -1, sp,
+    npile, state, reshuffled)``."""
+    D = deck.shape[0]
+    resh = 0
+    if sp >= D:
+        if npile <= 1:
+            return -1, sp, npile, state, 0
+        n = npile - 1
+        sp = D - n
+        for i in range(n):
+            deck[sp + i] = pile[i]
+        for i in range(n - 1):  # Fisher-Yates on deck[sp:]
+            state, k = randbelow(state, n - i)
+            t = deck[sp + i]
+            deck[sp + i] = deck[sp + i + k]
+            deck[sp + i + k] = t
+        pile[0] = pile[npile - 1]
+        npile = 1
+        resh = 1
+    c = np.int64(deck[sp])
+    deck[sp] = -1
+    return c, sp + 1, npile, state, resh

@@ -1,6 +1,6 @@
 """Readable pure-Python reference of the contract-rummy game rules (Loba, Continental).
 
-For cross-checks of :mod:`simcore.rummy.game` and as the benchmark baseline:
+For cross-checks of :mod:`cardsim.simcore.rummy.play` and as the benchmark baseline:
 
 - :func:`claim_winner`: who gets a refused discard (claim priority);
 - :func:`round_points`, :func:`match_winner`: scoring;
@@ -356,7 +356,7 @@ def _planes_to_cards(a1: int, a2: int, j: int) -> list[int]:
 
 def check_round_log(log, rules, r: int, claim_seats=None) -> list[int]:
     """Replay one round's kernel move log (rows ``[kind, seat, a, b, c, d]``, kinds of
-    :mod:`simcore.rummy.game`) under the rules, asserting every move is legal: turn order,
+    :mod:`cardsim.simcore.rummy.play`) under the rules, asserting every move is legal: turn order,
     only the live discard taken or claimed (by a later seat with the claim right, before
     the player in turn discards; not the discarder in Loba), penalty cards, the lay-down
     is exactly the contract with legal melds, lay-offs and joker swaps legal (Loba: not
@@ -364,7 +364,7 @@ def check_round_log(log, rules, r: int, claim_seats=None) -> list[int]:
     turn must end with the player out), discards from the hand, going out with no card,
     points.
     Returns ``(points, final hands)``. Raises ``AssertionError`` on the first illegal move."""
-    from cardsim.simcore.rummy import game as G
+    from cardsim.simcore.rummy import log as L
 
     cont = _is_continental(rules)
     P = rules.players
@@ -389,22 +389,22 @@ def check_round_log(log, rules, r: int, claim_seats=None) -> list[int]:
     points = {}
     rows = [tuple(int(x) for x in row) for row in log]
     for i, (kind, seat, a, b, c, d) in enumerate(rows):
-        if kind == G.L_DEAL:
+        if kind == L.L_DEAL:
             a1 = a | (b << 26)
             a2 = c | ((d & 0xFFFFFFFF) << 26)
             hands[seat] = Counter(_planes_to_cards(a1, a2, d >> 32))
             assert sum(hands[seat].values()) == H
-        elif kind == G.L_UP:
+        elif kind == L.L_UP:
             pile = [a]
             live = True
             assert len(hands) == P
-        elif kind in (G.L_TAKE_PILE, G.L_TAKE_STOCK):
+        elif kind in (L.L_TAKE_PILE, L.L_TAKE_STOCK):
             assert pen_left == 0
             expected = r % P if turn is None else (turn + 1) % P
             assert seat == expected, (i, seat, expected)
             assert turn is None or phase == "done"
             turn, laid_now = seat, False
-            if kind == G.L_TAKE_PILE:
+            if kind == L.L_TAKE_PILE:
                 assert live and pile and pile[-1] == a, (i, "pile take of a dead card")
                 pile.pop()
                 live = False
@@ -412,9 +412,9 @@ def check_round_log(log, rules, r: int, claim_seats=None) -> list[int]:
             else:
                 phase = "took_stock"
             hands[seat][a] += 1
-        elif kind == G.L_RESHUFFLE:
+        elif kind == L.L_RESHUFFLE:
             pile = pile[-1:]
-        elif kind == G.L_CLAIM:
+        elif kind == L.L_CLAIM:
             assert rules.claims and phase == "took_stock" and b == turn and seat != turn
             assert live and pile and pile[-1] == a, (i, "claim of a covered card")
             assert claim_seats is None or seat in claim_seats
@@ -426,19 +426,19 @@ def check_round_log(log, rules, r: int, claim_seats=None) -> list[int]:
             hands[seat][a] += 1
             pen_left, claimer = penalty, seat
             phase = "claimed"
-        elif kind == G.L_PENALTY:
+        elif kind == L.L_PENALTY:
             assert seat == claimer and pen_left > 0
             pen_left -= 1
             hands[seat][a] += 1
-        elif kind == G.L_LAYDOWN:
+        elif kind == L.L_LAYDOWN:
             pen_left = 0
             assert seat == turn and not down[seat] and a == k + m
             down[seat] = laid_now = True
             kinds = []
             for j in range(a):
                 mk, ms, mi, mb, mc, md = rows[i + 1 + j]
-                assert mk == G.L_MELD and ms == seat and mi == len(table)
-                cards = G._unpack(mb, mc, md)
+                assert mk == L.L_MELD and ms == seat and mi == len(table)
+                cards = L._unpack(mb, mc, md)
                 assert valid_laydown_meld(cards, rules), (i, cards)
                 kinds.append(meld_kind(cards, rules))
                 for x in cards:
@@ -446,9 +446,9 @@ def check_round_log(log, rules, r: int, claim_seats=None) -> list[int]:
                     hands[seat][x] -= 1
                 table.append(cards)
             assert kinds.count(TRIO) == k and kinds.count(RUN) == m
-        elif kind == G.L_MELD:
+        elif kind == L.L_MELD:
             pass
-        elif kind == G.L_LAYOFF:
+        elif kind == L.L_LAYOFF:
             pen_left = 0
             assert seat == turn and down[seat] and (cont or not laid_now or at_once), (i, "lay-off not allowed")
             assert hands[seat][b] > 0
@@ -457,7 +457,7 @@ def check_round_log(log, rules, r: int, claim_seats=None) -> list[int]:
                 (i, table[a], b)
             hands[seat][b] -= 1
             table[a] = trial
-        elif kind == G.L_SWAP:
+        elif kind == L.L_SWAP:
             assert cont and rules.joker_swap and seat == turn and down[seat] and hands[seat][b] > 0
             assert JOKER in table[a] and meld_kind(table[a], rules) == RUN
             trial = list(table[a])
@@ -467,8 +467,8 @@ def check_round_log(log, rules, r: int, claim_seats=None) -> list[int]:
             hands[seat][JOKER] += 1
             table[a] = trial
             nk, ns, na, nb, *_ = rows[i + 1]
-            assert nk == G.L_LAYOFF and ns == seat and nb == JOKER and meld_kind(table[na], rules) == RUN
-        elif kind == G.L_DISCARD:
+            assert nk == L.L_LAYOFF and ns == seat and nb == JOKER and meld_kind(table[na], rules) == RUN
+        elif kind == L.L_DISCARD:
             pen_left = 0
             assert seat == turn and phase in ("took_pile", "took_stock", "claimed")
             assert hands[seat][a] > 0
@@ -479,13 +479,13 @@ def check_round_log(log, rules, r: int, claim_seats=None) -> list[int]:
             phase = "done"
             # Loba's final round: the lay-down turn ends with the player out
             assert not (at_once and laid_now) or sum(hands[seat].values()) == 0, (i, "laid down, not out")
-        elif kind == G.L_OUT:
+        elif kind == L.L_OUT:
             assert seat == turn and sum(hands[seat].values()) == 0
             went_out, closed1 = seat, bool(a)
             assert closed1 == laid_now
-        elif kind == G.L_CAPPED:
+        elif kind == L.L_CAPPED:
             assert went_out == -1
-        elif kind == G.L_POINTS:
+        elif kind == L.L_POINTS:
             points[seat] = a
     hand_lists = [sorted(hands[s].elements()) for s in range(P)]
     expect = round_points(hand_lists, went_out, closed1, cont)

@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 from cardsim.simcore.rummy import summary
-from cardsim.simcore.rummy.continental import TASK as CONTINENTAL_DEAL
-from cardsim.simcore.rummy.continental import ContinentalRules
-from cardsim.simcore.rummy.loba import TASK as LOBA_DEAL
-from cardsim.simcore.rummy.loba import LobaRules
-from cardsim.simcore.rummy.play_task import CONTINENTAL_PLAY_TASK, LOBA_PLAY_TASK
+from cardsim.simcore.rummy.rules import ContinentalRules, LobaRules
+from cardsim.simcore.rummy.tasks import CONTINENTAL_DEAL_TASK as CONTINENTAL_DEAL
+from cardsim.simcore.rummy.tasks import CONTINENTAL_PLAY_TASK, LOBA_PLAY_TASK
+from cardsim.simcore.rummy.tasks import LOBA_DEAL_TASK as LOBA_DEAL
 from cardsim.simcore.spec import GameSpec, MetricSpec, OptionSpec
 
 LOBA = GameSpec(

@@ -5,11 +5,12 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from cardsim.simcore.rummy import game as G
+from cardsim.simcore.rummy import log as L
+from cardsim.simcore.rummy import play as G
 from cardsim.simcore.rummy import reference as ref
 from cardsim.simcore.rummy.cards import card_code, make_deck
-from cardsim.simcore.rummy.continental import ContinentalRules
-from cardsim.simcore.rummy.loba import LobaRules
+from cardsim.simcore.rummy.rules import ContinentalRules
+from cardsim.simcore.rummy.rules import LobaRules
 
 # Continental hand 1 (TT, 7 cards): the refusing hand (no use for 9H) and three hands with a pair of 9s
 REFUSER = "2S 5H 8D JC KS 3D 6C"
@@ -40,7 +41,7 @@ def one_turn(first, rules=None, claim_seats=None, policies="heuristic"):
 
 
 def claims_in(st):
-    return [(int(s), int(a)) for k, s, a, *_ in st["log"].tolist() if k == G.L_CLAIM]
+    return [(int(s), int(a)) for k, s, a, *_ in st["log"].tolist() if k == L.L_CLAIM]
 
 
 @pytest.mark.parametrize("first", [0, 1, 2, 3])
@@ -65,7 +66,7 @@ def test_penalty_card_is_taken_and_cards_conserved():
         rules = ContinentalRules(claim_penalty_cards=pen)
         deck = scenario_deck(0, rules)
         st = G.play_round_from_deck(deck, rules, 0, "heuristic", first=0, max_turns=1)
-        pens = [(s, a) for k, s, a, *_ in st["log"].tolist() if k == G.L_PENALTY]
+        pens = [(s, a) for k, s, a, *_ in st["log"].tolist() if k == L.L_PENALTY]
         stock = deck[4 * 7 + 1:]
         # seat 0 drew stock[0]; the penalty cards are the next ones
         assert pens == [(1, stock[1 + i]) for i in range(pen)]
@@ -114,17 +115,17 @@ def check_claim_log(log, players, discarder_may_claim, max_claims, claim_seats):
     n = 0
     disc_claims = 0
     for kind, seat, a, b, c, d in _events(log):
-        if kind == G.L_ROUND:
+        if kind == L.L_ROUND:
             live, per_seat = None, Counter()
-        elif kind == G.L_UP:
+        elif kind == L.L_UP:
             live = (a, -1)
-        elif kind == G.L_TAKE_PILE:
+        elif kind == L.L_TAKE_PILE:
             assert live is not None and live[0] == a
             live = None
             turn_seat, refused = seat, None
-        elif kind == G.L_TAKE_STOCK:
+        elif kind == L.L_TAKE_STOCK:
             turn_seat, refused = seat, live
-        elif kind == G.L_CLAIM:
+        elif kind == L.L_CLAIM:
             assert refused is not None and live is not None and live[0] == a == refused[0]
             assert seat != turn_seat and b == turn_seat
             if seat == live[1]:
@@ -137,7 +138,7 @@ def check_claim_log(log, players, discarder_may_claim, max_claims, claim_seats):
             live = None
             refused = None
             n += 1
-        elif kind == G.L_DISCARD:
+        elif kind == L.L_DISCARD:
             live = (a, seat)
             refused = None
     return n, disc_claims

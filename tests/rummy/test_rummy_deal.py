@@ -11,8 +11,8 @@ from cardsim.simcore.config import ConfigError
 from cardsim.simcore.runner import RunConfig, run_chunk
 from cardsim.simcore.rummy import deal as D
 from cardsim.simcore.rummy.cards import hand_planes, make_deck
-from cardsim.simcore.rummy.continental import ContinentalRules
-from cardsim.simcore.rummy.loba import LobaRules
+from cardsim.simcore.rummy.rules import ContinentalRules
+from cardsim.simcore.rummy.rules import LobaRules
 from cardsim.simcore.rummy.melds import contract_ok
 
 def counts_frame(game, rules, n, seed, chunk_size, options=None):

@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 
 import cardsim.simcore.registry as registry
-from cardsim.simcore.rummy import game as G
+from cardsim.simcore.rummy import log as L
+from cardsim.simcore.rummy import play as G
 from cardsim.simcore.rummy import reference as ref
 from cardsim.simcore.rummy.cards import make_deck
-from cardsim.simcore.rummy.continental import ContinentalRules
-from cardsim.simcore.rummy.loba import LobaRules
+from cardsim.simcore.rummy.rules import ContinentalRules
+from cardsim.simcore.rummy.rules import LobaRules
 from cardsim.simcore.runner import RunConfig, run_chunk
 
 MIX = ["heuristic", "random", "heuristic", "random"]
@@ -33,8 +34,8 @@ def _laydown_melds(log):
     """Card lists of every lay-down meld in a move log."""
     out = []
     for kind, seat, a, b, c, d in log.tolist():
-        if kind == G.L_MELD:
-            out.append(G._unpack(b, c, d))
+        if kind == L.L_MELD:
+            out.append(L._unpack(b, c, d))
     return out
 
 
@@ -87,8 +88,8 @@ def test_minus10_only_when_laid_down_and_closed_in_one_turn():
                 continue
             rows = st["log"].tolist()
             # the closer's last turn: rows after its last take
-            last_take = max(i for i, x in enumerate(rows) if x[1] == w and x[0] in (G.L_TAKE_PILE, G.L_TAKE_STOCK))
-            laid_last_turn = any(x[0] == G.L_LAYDOWN and x[1] == w for x in rows[last_take:])
+            last_take = max(i for i, x in enumerate(rows) if x[1] == w and x[0] in (L.L_TAKE_PILE, L.L_TAKE_STOCK))
+            laid_last_turn = any(x[0] == L.L_LAYDOWN and x[1] == w for x in rows[last_take:])
             assert st["closed_in_one_turn"] == laid_last_turn
             assert st["points"][w] == (-10 if laid_last_turn else 0)
             seen += laid_last_turn
@@ -195,7 +196,7 @@ def test_replay_matches_play_chunk(rules):
     P = rules.players
     t = G.play_chunk(8, 0, 3, rules, MIX)
     for g in range(3):
-        lines = G.replay_game(8, g, rules, MIX)
+        lines = L.replay_game(8, g, rules, MIX)
         pts = [[] for _ in range(P)]
         for line in lines:
             if line.startswith("points seat"):
@@ -211,7 +212,7 @@ def test_replay_matches_play_chunk(rules):
         assert n_out == int((t["hands"]["went_out"][g * R:(g + 1) * R] >= 0).sum())
     spec = registry.get_task(rules.GAME, "play")
     opts = spec.parse_options(rules, {"policy": ",".join(MIX)})
-    assert spec.replay(8, 1, rules, opts) == G.replay_game(8, 1, rules, MIX)
+    assert spec.replay(8, 1, rules, opts) == L.replay_game(8, 1, rules, MIX)
 
 
 @pytest.mark.parametrize("rules", [LobaRules(), ContinentalRules()])

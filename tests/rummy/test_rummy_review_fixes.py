@@ -10,12 +10,15 @@ import pytest
 import cardsim.simcore.registry as registry
 from cardsim.simcore.runner import RunConfig, run_chunk
 from cardsim.simcore.rummy import deal as D
-from cardsim.simcore.rummy import game as G
+from cardsim.simcore.rummy import engine as E
+from cardsim.simcore.rummy import log as L
+from cardsim.simcore.rummy import play as G
+from cardsim.simcore.rummy import state as S
 from cardsim.simcore.rummy import melds as M
 from cardsim.simcore.rummy import reference as ref
 from cardsim.simcore.rummy.cards import JOKER, card_code, hand_planes, make_deck, planes_cards
-from cardsim.simcore.rummy.continental import ContinentalRules
-from cardsim.simcore.rummy.loba import LOBA_CONTRACTS, LobaRules
+from cardsim.simcore.rummy.rules import ContinentalRules
+from cardsim.simcore.rummy.rules import LOBA_CONTRACTS, LobaRules
 
 MIX = ["heuristic", "random", "heuristic", "random"]
 
@@ -70,16 +73,15 @@ def test_loba_final_round_logs_are_legal_with_claims():
 
 def _laydown_out(cards, k, m, mp=M.LOBA_MP):
     a1, a2, j = hand_planes([card_code(c) if isinstance(c, str) else c for c in cards])
-    mrow = np.zeros((G.MAXM, 6), np.int64)
-    mcards = np.zeros((G.MAXM, G.MAXC), np.int64)
-    mlen = np.zeros(G.MAXM, np.int64)
-    mown = np.zeros(G.MAXM, np.int64)
+    st = S.new_state(2, 108)
+    st[0][1], st[1][1], st[2][1] = np.uint64(a1), np.uint64(a2), j
+    st[11][S.V_K], st[11][S.V_M] = k, m
     log = np.zeros((200, 6), np.int64)
-    ok, b1, b2, bj, nm, nl = G._laydown_out(np.uint64(a1), np.uint64(a2), np.int64(j), np.int64(k), np.int64(m),
-                                            mp, np.int64(1), mrow, mcards, mlen, mown, np.int64(0), log,
-                                            np.int64(0), True)
+    ok, nl = E.laydown_out(st, np.int64(1), mp, log, np.int64(0), True)
+    nm = int(st[11][S.V_NM])
+    mcards, mlen = st[6], st[7]
     melds = [[int(c) for c in mcards[i, :mlen[i]]] for i in range(nm)]
-    return ok, planes_cards(int(b1), int(b2), int(bj)), melds, log[:nl]
+    return ok, planes_cards(int(st[0][1]), int(st[1][1]), int(st[2][1])), melds, log[:nl]
 
 
 def test_laydown_out_takes_the_whole_hand_or_nothing():
@@ -88,12 +90,12 @@ def test_laydown_out_takes_the_whole_hand_or_nothing():
     hand = "2H 3H 4H 5H 6H 5S 6S 7S 8S 9S TS KC KD KH".split()
     ok, left, melds, log = _laydown_out(hand, 1, 2)
     assert ok and left == []
-    exact = [G._unpack(b, c, d) for kind, s, a, b, c, d in log.tolist() if kind == G.L_MELD]
+    exact = [L._unpack(b, c, d) for kind, s, a, b, c, d in log.tolist() if kind == L.L_MELD]
     assert sorted(len(x) for x in exact) == [3, 4, 4]
     assert all(ref.valid_laydown_meld(x, rules) for x in exact)
     assert all(ref.valid_table_meld(x, rules) for x in melds)
     assert Counter(c for x in melds for c in x) == Counter(card_code(c) for c in hand)
-    lay = [row for row in log.tolist() if row[0] == G.L_LAYOFF]
+    lay = [row for row in log.tolist() if row[0] == L.L_LAYOFF]
     assert len(lay) == 3 and all(row[1] == 1 for row in lay)
     # a joker and a fourth K: one card may be left (to discard)
     hand2 = "2H 3H 4H 5H 5S 6S 7S 8S KC KD KH KS AD".split() + [JOKER]
@@ -128,12 +130,12 @@ def test_buyer_goes_out_in_final_round_with_longer_melds():
     for state in range(300):
         st = G.play_round_from_deck(deck, rules, R - 1, pol, first=1, state=state, max_turns=2)
         rows = st["log"].tolist()
-        claimed = any(r[0] == G.L_CLAIM and r[1] == 0 for r in rows)
-        laid = any(r[0] == G.L_LAYDOWN and r[1] == 0 for r in rows)
+        claimed = any(r[0] == L.L_CLAIM and r[1] == 0 for r in rows)
+        laid = any(r[0] == L.L_LAYDOWN and r[1] == 0 for r in rows)
         ref.check_round_log(st["log"], rules, R - 1)
         if laid:
             assert claimed and st["went_out"] == 0 and st["closed_in_one_turn"]
-            assert any(r[0] == G.L_LAYOFF and r[1] == 0 for r in rows)  # the extra cards, same turn
+            assert any(r[0] == L.L_LAYOFF and r[1] == 0 for r in rows)  # the extra cards, same turn
             assert st["hands"][0] == []
             found += 1
     assert found > 0
@@ -144,9 +146,9 @@ def test_buyer_goes_out_in_final_round_with_longer_melds():
         st = G.play_round_from_deck(deck, rules, R - 1, pol, first=1, state=state, max_turns=2)
         rows = st["log"].tolist()
         ref.check_round_log(st["log"], rules, R - 1)
-        if any(r[0] == G.L_CLAIM for r in rows):
+        if any(r[0] == L.L_CLAIM for r in rows):
             claimed += 1
-            take = [r for r in rows if r[1] == 0 and r[0] in (G.L_TAKE_PILE, G.L_TAKE_STOCK)]
+            take = [r for r in rows if r[1] == 0 and r[0] in (L.L_TAKE_PILE, L.L_TAKE_STOCK)]
             assert take
             if take[0][2] not in (card_code("TS"), card_code("6H"), card_code("KS"), card_code("4S"), JOKER):
                 assert not st["laid_down"][0]
@@ -184,9 +186,9 @@ def test_contracts_order_in_play_and_replay():
     for r, n in ((0, 3), (1, 2)):
         for index in range(5):
             st = G.round_state(3, index, r, rules, "heuristic")
-            downs = [row[2] for row in st["log"].tolist() if row[0] == G.L_LAYDOWN]
+            downs = [row[2] for row in st["log"].tolist() if row[0] == L.L_LAYDOWN]
             assert downs and all(d == n for d in downs)
-    lines = G.replay_game(3, 0, rules, "heuristic")
+    lines = L.replay_game(3, 0, rules, "heuristic")
     heads = [x for x in lines if x.startswith("== round")]
     assert heads[0].startswith("== round 1 (r1_3T)") and heads[1].startswith("== round 2 (r2_2T)")
 
@@ -286,7 +288,7 @@ def test_play_engine_first_player_matches_deal_draw_order():
     rules = LobaRules(players=3)
     for r in range(len(rules.rounds())):
         st = G.round_state(2, 0, r, rules, "random")
-        first = next(row for row in st["log"].tolist() if row[0] in (G.L_TAKE_PILE, G.L_TAKE_STOCK))
+        first = next(row for row in st["log"].tolist() if row[0] in (L.L_TAKE_PILE, L.L_TAKE_STOCK))
         assert first[1] == r % rules.players
 
 

@@ -1,8 +1,15 @@
-"""``cardsim play loba`` / ``cardsim play continental``: whole games (matches of all rounds).
+"""The ``deal`` and ``play`` tasks of Loba and Continental (``cardsim deal|play loba|continental``).
+
+``deal`` (:class:`RummyDealTask`): per round of the contract list, how often each seat
+(and any seat) holds the round's contract in its dealt cards, and with option
+``draws=K`` in those cards plus its first K stock draws (:mod:`cardsim.simcore.rummy.deal`).
+
+``play`` (:class:`RummyPlayTask`): whole games (matches of all rounds).
 
 One task class parametrised per game: :data:`LOBA_PLAY_TASK`, :data:`CONTINENTAL_PLAY_TASK`.
 
-Options: ``policy`` / ``policies`` (``random`` or ``heuristic``; one name, one per seat,
+Options: ``policy`` / ``policies`` (``random``, ``heuristic``, ``search`` or ``search:N``
+(N rollouts per decision, default 64; :mod:`cardsim.simcore.rummy.search`); one name, one per seat,
 or ``SEAT=NAME`` pairs), ``claim_seats`` (seats allowed to claim: ``all`` (default),
 ``none``, ``"0,2"`` or a list; only meaningful with the rule switch ``claims``),
 ``max_turns`` (turn cap per round, default 400). A game is a whole match already (no
@@ -29,11 +36,81 @@ from typing import Any, Mapping
 import pyarrow as pa
 
 from cardsim.simcore.config import ConfigError
-from cardsim.simcore.tasks import PlayTaskBase
-from cardsim.simcore.rummy.continental import ContinentalRules
-from cardsim.simcore.rummy.loba import LobaRules
+from cardsim.simcore.rummy.rules import ContinentalRules, LobaRules
+from cardsim.simcore.tasks import TABLE_SEAT, DealTaskBase, PlayTaskBase, grid_counts_table
 
-POLICY_NAMES = ("random", "heuristic")
+#: The play policies (codes: :data:`cardsim.simcore.rummy.policies.POLICIES`, the same order).
+POLICY_NAMES = ("random", "heuristic", "search")
+
+
+class RummyDealTask(DealTaskBase):
+    """``cardsim deal <game>`` for a contract-rummy game; ``rules_cls`` provides
+
+    ``rounds() -> [(label, k, m, cards dealt)]``, ``meld_params()`` and ``deck_jokers()``.
+    Option ``draws`` (int K >= 0): also count ``contract_<label>_after_K``.
+    """
+
+    option_defaults = {"draws": 0}
+
+    def __init__(self, rules_cls, game: str):
+        self.rules_cls = rules_cls
+        self.game = game
+
+    def tables(self, config) -> tuple[str, ...]:
+        return ("counts",)
+
+    @staticmethod
+    def draws_of(options) -> int:
+        raw = (options or {}).get("draws", 0)
+        if isinstance(raw, bool):
+            raise ConfigError(f"bad value {raw!r} for option 'draws': expected an integer >= 0")
+        try:
+            k = int(str(raw).strip(), 10)
+        except ValueError:
+            raise ConfigError(f"bad value {raw!r} for option 'draws': expected an integer >= 0") from None
+        if k < 0:
+            raise ConfigError(f"bad value {raw!r} for option 'draws': expected an integer >= 0")
+        return k
+
+    def check_options(self, rules, options) -> None:
+        from cardsim.simcore.rummy.deal import prefix_length
+
+        unknown = set(options or {}) - {"draws"}
+        if unknown:
+            raise ConfigError(f"unknown option(s) for deal {self.game}: {', '.join(sorted(unknown))}")
+        k = self.draws_of(options)
+        deck = 104 + rules.deck_jokers()
+        worst = max(prefix_length(rules.players, h, k) for _, _, _, h in rules.rounds())
+        if worst > deck:
+            limit = max(0, (deck - 1 - rules.players * max(h for *_, h in rules.rounds())) // rules.players)
+            raise ConfigError(f"draws={k} needs {worst} cards but the pack has {deck} "
+                              f"(stock reshuffles are not modelled): at most draws={limit} "
+                              f"with {rules.players} players")
+
+    def events(self, rules, draws: int) -> list[str]:
+        out = []
+        for label, *_ in rules.rounds():
+            out.append(f"contract_{label}")
+            if draws > 0:
+                out.append(f"contract_{label}_after_{draws}")
+        return out
+
+    def run_chunk(self, config, chunk_id: int) -> dict[str, pa.Table]:
+        from cardsim.simcore.rummy.deal import deal_counts
+
+        rules = config.rules
+        draws = self.draws_of(config.options)
+        self.check_options(rules, config.options)
+        start, count = config.chunk_range(chunk_id)
+        players = rules.players
+        rounds = [(k, m, h) for _, k, m, h in rules.rounds()]
+        counts = deal_counts(config.seed, start, count, players, rounds, draws, rules.deck_jokers(),
+                             rules.meld_params())
+        block = counts if draws > 0 else counts[:, :1]
+        block = block.reshape(-1, players + 1)  # rows in event order: per round (dealt, after_K)
+        events = self.events(rules, draws)
+        assert len(events) == block.shape[0] and TABLE_SEAT == -1
+        return {"counts": grid_counts_table(chunk_id, events, block, count)}
 
 
 def parse_claim_seats(value, players: int) -> list[int]:
@@ -89,7 +166,7 @@ class RummyPlayTask(PlayTaskBase):
                 int(options.get("max_turns", 400)))
 
     def run_chunk(self, config, chunk_id: int) -> dict[str, pa.Table]:
-        from cardsim.simcore.rummy.game import play_chunk
+        from cardsim.simcore.rummy.play import play_chunk
 
         start, count = config.chunk_range(chunk_id)
         policies, seats, mt = self._args(config.options)
@@ -99,11 +176,13 @@ class RummyPlayTask(PlayTaskBase):
         return {"hands": pa.table(hands), "matches": pa.table(cols["matches"])}
 
     def replay(self, seed: int, index: int, rules, options: Mapping[str, Any]) -> list[str]:
-        from cardsim.simcore.rummy.game import replay_game
+        from cardsim.simcore.rummy.log import replay_game
 
         policies, seats, mt = self._args(options)
         return replay_game(seed, index, rules, policies, seats, mt)
 
 
+LOBA_DEAL_TASK = RummyDealTask(LobaRules, "loba")
+CONTINENTAL_DEAL_TASK = RummyDealTask(ContinentalRules, "continental")
 LOBA_PLAY_TASK = RummyPlayTask(LobaRules, "loba")
 CONTINENTAL_PLAY_TASK = RummyPlayTask(ContinentalRules, "continental")

@@ -1,0 +1,407 @@
+"""The rummy turn loop and play entry points: a round driven by the seats' policies, whole games, chunks of games.
+
+One shared game core; the two games differ only by a parameter vector (built by
+:func:`cardsim.simcore.rummy.state.kernel_params` from
+:class:`~cardsim.simcore.rummy.rules.LobaRules` or
+:class:`~cardsim.simcore.rummy.rules.ContinentalRules`) and the meld rules ``mp`` of
+:mod:`cardsim.simcore.rummy.melds`. The state and its steps are in
+:mod:`cardsim.simcore.rummy.engine`, the policies in :mod:`cardsim.simcore.rummy.policies`
+and :mod:`cardsim.simcore.rummy.search`.
+
+Randomness
+----------
+Round ``r`` (of ``R``) of game ``i`` is a pure function of ``(seed, i, r)``: the pack is
+fully shuffled (:func:`simcore.rng.shuffle_prefix_planned`) from the stream
+``game_key(seed, i * R + r)`` (the stream the deal statistics use) and the random
+policy, stock reshuffles and everything else of that round keep drawing from the same
+stream. Rounds are independent, so a game or a round can be replayed alone and results
+do not depend on chunking or threads.
+
+Round flow (shared core)
+------------------------
+Seat ``s`` gets ``deck[s*H:(s+1)*H]``, ``deck[P*H]`` starts the discard pile, the rest
+is the stock. Seat ``r % P`` plays first in round ``r``; play goes ``s -> s+1``.
+A turn: **take** the live top of the pile or the top of the stock; if the player took
+from the stock and claims are on, the refused pile card may be **claimed** (the seats
+after the player in turn are asked in turn order, the first that wants it gets it plus
+the penalty card(s) from the stock; Loba: the discarder may not buy back, Continental:
+the discarder may); then **lay down** (exactly the contract: Loba melds of 3/4 cards via
+``best_laydown(extend=0)``; Continental the contract's combinations absorbing the
+extra cards they can, ``extend=1``; Loba's final round, whose contract uses every dealt
+card, see below); **lay off** on any table meld (Loba: only on turns
+after the lay-down turn; Continental: the same turn too, and a natural may replace a
+joker of an escalera when the released joker is laid off at once on an escalera);
+**discard**. A player without cards (after lay-offs or the discard) goes out and ends
+the round. Only the most recent discard (or the up-card) is live: a card exposed after
+a take or a claim and a covered card can never be taken. When the stock is empty the
+pile minus its top is shuffled into a new stock. A round that reaches ``max_turns``
+turns (or where no card can be drawn) is *capped*: nobody went out, everyone scores
+their hand.
+
+Loba's final round (any round whose contract uses every dealt card: 2E1T with 11 cards,
+3E with 12) ends at the first lay-down: a hand of contract + 1 cards lays down exactly the
+contract and discards the last card; a hand with more cards (buys) may lay down only
+when the solver's extend mode (``best_laydown(extend=1)``, longer melds) leaves at most
+one card: the exact contract melds go on the table, then the extra cards as same-turn
+lay-offs on them (:func:`_laydown_out`), and the player goes out.
+
+Entry points: :func:`play_chunk` (bulk, parallel), :func:`play_logged` (serial, plus the
+move log), :func:`round_state` (final state of one round, for checks),
+:func:`play_round_from_deck` (a round from a given pack, for hand-built cases). Tables
+and columns: see :mod:`cardsim.simcore.rummy.tasks`.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from cardsim.simcore.rng import game_key, search_key, shuffle_plan, shuffle_prefix_planned
+from cardsim.simcore.rummy.cards import make_deck
+from cardsim.simcore.rummy.engine import advance, apply_decision, deal_round, finish_round
+from cardsim.simcore.rummy.log import L_ROUND, LOG_CAP, _log, format_log
+from cardsim.simcore.rummy.policies import POL_HEURISTIC, POL_SEARCH, POLICIES, choose
+from cardsim.simcore.rummy.search import search_choose
+from cardsim.simcore.rummy.state import (DEFAULT_MAX_TURNS, I_CAPPED, I_CLOSED1, I_RESHUFFLES, I_TURNS,  # noqa: F401
+                                         I_WENT_OUT, N_INFO, N_SEAT, P_PLAYERS, P_ROUNDS, S_CLAIMS, S_DOWN, S_POINTS, V_NM, V_NPILE, V_SP, kernel_params,
+                                         new_state)
+from cardsim.simcore.tasks import policy_budgets
+from cardsim.simcore.tasks import policy_codes as _policy_codes
+
+
+# ----------------------------------------------------------------------------- kernels
+@njit(cache=True)
+def play_round(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, seatout, info, log, nl, log_on):
+    """Play one round from the shuffled pack in ``st``'s ``deck``: the seats' policies decide
+    (:func:`cardsim.simcore.rummy.policies.choose`, or the search), the engine applies.
+    Fills ``seatout[N_SEAT, P]`` and ``info[N_INFO]``. Returns ``(state, search state, log rows)``."""
+    nl = deal_round(st, first, k, m, H, prm, mp, pol, POL_HEURISTIC, log, nl, log_on)
+    while True:
+        state, nl, q = advance(st, prm, mp, cseat, state, log, nl, log_on)
+        if q < 0:
+            break
+        if pol[q] == POL_SEARCH:
+            sstate, d = search_choose(st, q, prm, mp, cseat, bud[q], sstate)
+        else:
+            state, d = choose(pol[q], st, q, prm, mp, state)
+        state, nl = apply_decision(st, d, prm, mp, state, log, nl, log_on)
+    nl = finish_round(st, prm, seatout, info, log, nl, log_on)
+    return state, sstate, nl
+
+
+@njit(cache=True)
+def _shuffle(seed, index, r, R, deck, deck_base, sizes, products):
+    deck[:] = deck_base
+    state = game_key(seed, index * R + r)
+    return shuffle_prefix_planned(state, deck, sizes, products)
+
+
+@njit(cache=True)
+def _play_game(seed, index, prm, mp, rk, rm, rh, pol, bud, cseat, deck_base, sizes, products,
+               info, seatout, row0, log, nl, log_on):
+    """Play every round of game ``index`` into rows ``row0 .. row0+R-1`` of ``info[:, N_INFO]`` /
+    ``seatout[:, N_SEAT, P]`` (whole arrays and an offset: one compiled signature for every caller)."""
+    P = prm[P_PLAYERS]
+    R = prm[P_ROUNDS]
+    st = new_state(P, deck_base.shape[0])
+    for r in range(R):
+        state = _shuffle(seed, index, r, R, st[10], deck_base, sizes, products)
+        sstate = search_key(seed, index * R + r)
+        nl = _log(log, nl, log_on, L_ROUND, r % P, r, 0, 0, 0)
+        res = play_round(st, state, sstate, r % P, rk[r], rm[r], rh[r], prm, mp, pol, bud, cseat, seatout[row0 + r],
+                         info[row0 + r], log, nl, log_on)
+        nl = res[2]
+    return nl
+
+
+@njit(cache=True)
+def _play_block(seed, start, g0, count, prm, mp, rk, rm, rh, pol, bud, cseat, deck_base, sizes, products, info,
+                seatout, log, log_on):
+    R = prm[P_ROUNDS]
+    for g in range(g0, g0 + count):
+        _play_game(seed, start + g, prm, mp, rk, rm, rh, pol, bud, cseat, deck_base, sizes, products,
+                   info, seatout, g * R, log, np.int64(0), log_on)
+
+
+@njit(cache=True, parallel=True)
+def _play_chunk_kernel(seed, start, count, prm, mp, rk, rm, rh, pol, bud, cseat, deck_base, sizes, products,
+                       n_blocks, info, seatout, log, log_on):
+    for b in prange(n_blocks):
+        g0 = (count * b) // n_blocks
+        g1 = (count * (b + 1)) // n_blocks
+        _play_block(seed, start, g0, g1 - g0, prm, mp, rk, rm, rh, pol, bud, cseat, deck_base, sizes, products,
+                    info, seatout, log, log_on)
+
+
+@njit(cache=True)
+def _round_kernel(state, sstate, deck, first, k, m, H, prm, mp, pol, bud, cseat, log, log_on):
+    P = prm[P_PLAYERS]
+    st = new_state(P, deck.shape[0])
+    st[10][:] = deck
+    seatout = np.zeros((N_SEAT, P), np.int64)
+    info = np.zeros(N_INFO, np.int64)
+    state, sstate, nl = play_round(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, seatout, info, log,
+                                   np.int64(0), log_on)
+    return st, seatout, info, nl
+
+
+@njit(cache=True)
+def _round_deck(seed, index, r, R, deck_base, sizes, products):
+    deck = deck_base.copy()
+    state = _shuffle(seed, index, r, R, deck, deck_base, sizes, products)
+    return deck, state
+
+
+# ----------------------------------------------------------------------------- Python side
+def is_continental(rules) -> bool:
+    return getattr(rules, "GAME", "") == "continental"
+
+
+def rounds_of(rules):
+    """``[(label, k, m, cards dealt)]`` of the game's rounds."""
+    return list(rules.rounds())
+
+
+def policy_codes(policies, players: int) -> np.ndarray:
+    """Policies as int64 codes per seat (see :func:`simcore.tasks.policy_codes`)."""
+    return _policy_codes(policies, players, POLICIES)
+
+
+def claim_mask(claim_seats, players: int) -> np.ndarray:
+    """``claim_seats``: None (all seats), or an iterable of seats allowed to claim."""
+    if claim_seats is None:
+        return np.ones(players, np.int64)
+    m = np.zeros(players, np.int64)
+    for s in claim_seats:
+        s = int(s)
+        if not 0 <= s < players:
+            raise ValueError(f"claim seat {s} out of range 0..{players - 1}")
+        m[s] = 1
+    return m
+
+
+class _Setup:
+    def __init__(self, rules, policies, claim_seats, max_turns=DEFAULT_MAX_TURNS):
+        self.rules = rules
+        self.P = rules.players
+        self.rounds = rounds_of(rules)
+        self.R = len(self.rounds)
+        self.prm = kernel_params(rules, max_turns)
+        self.mp = tuple(int(x) for x in rules.meld_params())
+        self.rk = np.array([k for _, k, _, _ in self.rounds], np.int64)
+        self.rm = np.array([m for _, _, m, _ in self.rounds], np.int64)
+        self.rh = np.array([h for _, _, _, h in self.rounds], np.int64)
+        self.pol = policy_codes(policies, self.P)
+        self.bud = policy_budgets(policies, self.P)
+        self.cseat = claim_mask(claim_seats, self.P)
+        self.deck_base = make_deck(rules.deck_jokers()).astype(np.int64)
+        D = self.deck_base.shape[0]
+        self.sizes, self.products = shuffle_plan(D, D - 1)
+        self.labels = [self.contract_label(lab) for lab, *_ in self.rounds]
+
+    def contract_label(self, label: str) -> str:
+        return label.split("_", 1)[1] if label.startswith("r") and "_" in label else label
+
+    def args(self):
+        return (self.prm, self.mp, self.rk, self.rm, self.rh, self.pol, self.bud, self.cseat, self.deck_base,
+                self.sizes, self.products)
+
+
+def _match_results(info, seatout, count, R, P, continental):
+    """Per-game totals, winner (lowest total; ties: most recent round won, then lowest seat)."""
+    pts = seatout[:, S_POINTS, :].reshape(count, R, P)
+    totals = pts.sum(axis=1)
+    went = info[:, I_WENT_OUT].reshape(count, R)
+    winner = np.zeros(count, np.int64)
+    for g in range(count):
+        t = totals[g]
+        best = np.flatnonzero(t == t.min())
+        w = int(best[0])
+        if len(best) > 1:
+            for r in range(R - 1, -1, -1):
+                if went[g, r] in best:
+                    w = int(went[g, r])
+                    break
+        winner[g] = w
+    return totals, winner
+
+
+def build_tables(start, count, setup, info, seatout) -> dict[str, dict[str, np.ndarray]]:
+    """Column dicts of the ``hands`` and ``matches`` tables."""
+    R, P = setup.R, setup.P
+    cont = is_continental(setup.rules)
+    games = np.arange(start, start + count, dtype=np.int64)
+    hands = {
+        "game": np.repeat(games, R),
+        "round": np.tile(np.arange(R, dtype=np.int8), count),
+        "contract": np.tile(np.array(setup.labels, dtype=object), count),
+        "went_out": info[:, I_WENT_OUT].astype(np.int8),
+        "turns": info[:, I_TURNS].astype(np.int16),
+        "reshuffles": np.minimum(info[:, I_RESHUFFLES], 127).astype(np.int8),
+        "capped": info[:, I_CAPPED].astype(bool),
+    }
+    hands["closed_in_one_turn"] = info[:, I_CLOSED1].astype(bool)
+    for s in range(P):
+        hands[f"claims_{s}"] = seatout[:, S_CLAIMS, s].astype(np.int8)
+    for s in range(P):
+        hands[f"laid_down_{s}"] = seatout[:, S_DOWN, s].astype(bool)
+    for s in range(P):
+        hands[f"points_{s}"] = seatout[:, S_POINTS, s].astype(np.int16)
+    totals, winner = _match_results(info, seatout, count, R, P, cont)
+    matches = {"game": games}
+    for s in range(P):
+        matches[f"total_{s}"] = totals[:, s].astype(np.int32)
+    matches["winner"] = winner.astype(np.int8)
+    claims = seatout[:, S_CLAIMS, :].reshape(count, R, P).sum(axis=1)
+    for s in range(P):
+        matches[f"claims_{s}"] = claims[:, s].astype(np.int16)
+    went = info[:, I_WENT_OUT].reshape(count, R)
+    if cont:
+        closed = info[:, I_CLOSED1].reshape(count, R)
+        for s in range(P):
+            matches[f"minus10_{s}"] = ((went == s) & (closed == 1)).sum(axis=1).astype(np.int8)
+    for s in range(P):
+        matches[f"rounds_won_{s}"] = (went == s).sum(axis=1).astype(np.int8)
+    return {"hands": hands, "matches": matches}
+
+
+def play_chunk(seed: int, start: int, count: int, rules, policies="heuristic", claim_seats=None,
+               n_blocks: int | None = None, max_turns: int = DEFAULT_MAX_TURNS):
+    """Play games ``start .. start+count-1`` of run ``seed``.
+
+    Returns ``{"hands": columns, "matches": columns}`` (numpy arrays; see
+    :mod:`cardsim.simcore.rummy.tasks`). Games run in parallel over ``n_blocks`` blocks;
+    results do not depend on blocks or threads.
+    """
+    st = _Setup(rules, policies, claim_seats, max_turns)
+    if n_blocks is None:
+        n_blocks = min(max(count, 1), 1024)
+    n_blocks = max(1, min(int(n_blocks), max(count, 1)))
+    info = np.zeros((count * st.R, N_INFO), np.int64)
+    seatout = np.zeros((count * st.R, N_SEAT, st.P), np.int64)
+    if count:
+        _play_chunk_kernel(np.uint64(seed), np.int64(start), np.int64(count), *st.args()[:8],
+                           st.deck_base, st.sizes, st.products, np.int64(n_blocks), info, seatout,
+                           np.zeros((1, 6), np.int64), False)
+    return build_tables(start, count, st, info, seatout)
+
+
+def play_logged(seed: int, index: int, rules, policies="heuristic", claim_seats=None,
+                max_turns: int = DEFAULT_MAX_TURNS):
+    """Game ``index`` (serial) with its move log: ``(tables, log rows int64[n, 6])``."""
+    st = _Setup(rules, policies, claim_seats, max_turns)
+    info = np.zeros((st.R, N_INFO), np.int64)
+    seatout = np.zeros((st.R, N_SEAT, st.P), np.int64)
+    log = np.zeros((LOG_CAP, 6), np.int64)
+    nl = _play_game(np.uint64(seed), np.int64(index), *st.args(), info, seatout, np.int64(0), log, np.int64(0), True)
+    if nl >= LOG_CAP:
+        raise RuntimeError("move log overflow")
+    return build_tables(index, 1, st, info, seatout), log[:nl].copy()
+
+
+def _state_dict(res, log):
+    st, seatout, info, nl = res
+    from cardsim.simcore.rummy.cards import planes_cards
+    h1, h2, hj, mrow, mcards, mlen, mown, pile, deck, sv = st[0], st[1], st[2], st[5], st[6], st[7], st[8], st[9], \
+        st[10], st[11]
+    nm, npile, sp = int(sv[V_NM]), int(sv[V_NPILE]), int(sv[V_SP])
+    return {
+        "hands": [planes_cards(int(h1[s]), int(h2[s]), int(hj[s])) for s in range(len(h1))],
+        "melds": [[int(c) for c in mcards[i, :mlen[i]]] for i in range(nm)],
+        "meld_rows": mrow[:nm].copy(), "meld_owner": mown[:nm].tolist(),
+        "pile": [int(c) for c in pile[:npile]],
+        "stock": [int(c) for c in deck[sp:]],
+        "points": seatout[S_POINTS].tolist(), "claims": seatout[S_CLAIMS].tolist(),
+        "laid_down": seatout[S_DOWN].tolist(),
+        "went_out": int(info[I_WENT_OUT]), "turns": int(info[I_TURNS]),
+        "reshuffles": int(info[I_RESHUFFLES]), "capped": bool(info[I_CAPPED]),
+        "closed_in_one_turn": bool(info[I_CLOSED1]),
+        "log": log[:nl].copy(),
+    }
+
+
+def round_state(seed: int, index: int, r: int, rules, policies="heuristic", claim_seats=None,
+                max_turns: int = DEFAULT_MAX_TURNS, log_on: bool = True) -> dict:
+    """Round ``r`` of game ``index`` played alone (as in :func:`play_chunk`) with its final state:
+    hands, table melds (cards), discard pile, stock, per-seat results and the move log."""
+    st = _Setup(rules, policies, claim_seats, max_turns)
+    deck, state = _round_deck(np.uint64(seed), np.int64(index), np.int64(r), np.int64(st.R), st.deck_base,
+                              st.sizes, st.products)
+    _, k, m, H = st.rounds[r]
+    log = np.zeros((LOG_CAP if log_on else 1, 6), np.int64)
+    sstate = np.uint64(search_key(np.uint64(seed), np.int64(index * st.R + r)))
+    res = _round_kernel(np.uint64(state), sstate, deck, np.int64(r % st.P), np.int64(k), np.int64(m), np.int64(H),
+                        st.prm, st.mp, st.pol, st.bud, st.cseat, log, log_on)
+    return _state_dict(res, log)
+
+
+def play_round_from_deck(deck, rules, r: int = 0, policies="heuristic", claim_seats=None, first: int = 0,
+                         state: int = 0, max_turns: int = DEFAULT_MAX_TURNS, search_state: int = 1) -> dict:
+    """Play round ``r``'s contract from a given pack order (card codes or texts; seat ``s`` gets
+    ``deck[s*H:(s+1)*H]``, then the up-card, then the stock, drawn in order)."""
+    from cardsim.simcore.rummy.cards import card_code
+    st = _Setup(rules, policies, claim_seats, max_turns)
+    codes = np.array([card_code(c) if isinstance(c, str) else int(c) for c in deck], np.int64)
+    _, k, m, H = st.rounds[r]
+    log = np.zeros((LOG_CAP, 6), np.int64)
+    res = _round_kernel(np.uint64(state), np.uint64(search_state), codes, np.int64(first), np.int64(k), np.int64(m),
+                        np.int64(H), st.prm, st.mp, st.pol, st.bud, st.cseat, log, True)
+    out = _state_dict(res, log)
+    out["lines"] = format_log(out["log"], rules)
+    return out
+
+
+
+
+# ----------------------------------------------------------------------------- search checks
+@njit(cache=True)
+def _play_until(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, nth):
+    """Play a round as :func:`play_round` (no log) and stop before the ``nth`` decision of a search
+    seat. Returns ``(found, state, search state, deciding seat)``."""
+    log = np.zeros((1, 6), np.int64)
+    deal_round(st, first, k, m, H, prm, mp, pol, POL_HEURISTIC, log, 0, False)
+    seen = 0
+    while True:
+        state, nl, q = advance(st, prm, mp, cseat, state, log, 0, False)
+        if q < 0:
+            return False, state, sstate, -1
+        if pol[q] == POL_SEARCH:
+            if seen == nth:
+                return True, state, sstate, q
+            seen += 1
+            sstate, d = search_choose(st, q, prm, mp, cseat, bud[q], sstate)
+        else:
+            state, d = choose(pol[q], st, q, prm, mp, state)
+        state, nl = apply_decision(st, d, prm, mp, state, log, 0, False)
+
+
+@njit(cache=True)
+def _search_once(st, q, prm, mp, cseat, budget, sstate):
+    return search_choose(st, q, prm, mp, cseat, budget, sstate)
+
+
+def decision_state(seed: int, index: int, r: int, rules, policies, nth: int, claim_seats=None,
+                   max_turns: int = DEFAULT_MAX_TURNS) -> dict | None:
+    """The state of round ``r`` of game ``index`` just before the ``nth`` decision (0-based) of a
+    search seat, as play reaches it: ``{"st": state arrays, "seat", "search_state"}``, or None when
+    the round ends first."""
+    s = _Setup(rules, policies, claim_seats, max_turns)
+    deck, state = _round_deck(np.uint64(seed), np.int64(index), np.int64(r), np.int64(s.R), s.deck_base,
+                              s.sizes, s.products)
+    _, k, m, H = s.rounds[r]
+    st = new_state(s.P, deck.shape[0])
+    st[10][:] = deck
+    sstate = np.uint64(search_key(np.uint64(seed), np.int64(index * s.R + r)))
+    found, _, sstate, q = _play_until(st, np.uint64(state), sstate, np.int64(r % s.P), np.int64(k), np.int64(m),
+                                      np.int64(H), s.prm, s.mp, s.pol, s.bud, s.cseat, np.int64(nth))
+    if not found:
+        return None
+    return {"st": tuple(a.copy() for a in st), "seat": int(q), "search_state": np.uint64(sstate)}
+
+
+def search_decision(rules, dstate: dict, budget: int, claim_seats=None, max_turns: int = DEFAULT_MAX_TURNS):
+    """The search's decision at a :func:`decision_state` (on a copy): ``(decision, search state after)``."""
+    s = _Setup(rules, "heuristic", claim_seats, max_turns)
+    st = tuple(a.copy() for a in dstate["st"])
+    sstate, d = _search_once(st, np.int64(dstate["seat"]), s.prm, s.mp, s.cseat, np.int64(budget),
+                             np.uint64(dstate["search_state"]))
+    return int(d), np.uint64(sstate)

@@ -1,0 +1,222 @@
+"""The rummy search policy: determinized flat Monte Carlo over a seat's candidate decisions, rollouts to the end of the round.
+
+At each decision of a ``search:N`` seat (take pile or stock, claim (buy / *robar de
+contra*), lay down, lay off, discard) the search
+
+1. lists candidates, the heuristic's own choice first (ties go to it): take 2 (pile,
+   stock), claim 2, lay down 2 (when the hand holds the contract), lay off 2 (every
+   lay-off the heuristic would make, or none; only when a card can be laid off), discard
+   at most :data:`MAX_DISCARD_CANDIDATES` distinct cards (prefilter: the heuristic's card,
+   then the cards whose removal keeps the contract distance, most points first, then the
+   other cards in the same order); a single candidate is played without search;
+2. samples ``W = max(1, N // candidates)`` *worlds* (:func:`sample_world`) from what the seat
+   knows: its hand, the table melds, the discard pile, every opponent's card count and
+   the cards each opponent is known to hold (taken from the pile or claimed and not yet
+   played), the stock size. The other cards (the pack minus everything seen) are
+   shuffled with the search stream and dealt to the opponents' unknown places and the
+   stock. Nothing else of the true state is read;
+3. applies every candidate in every world (common worlds and common rollout streams:
+   paired comparisons) and plays the round to its end with the heuristic at every seat
+   (the same engine step as real play), scoring the seat's round points (0, or -10
+   for Continental's close in one turn, when it goes out: fewest points is both "win the
+   round" and "lose least");
+4. plays the candidate with the lowest mean points.
+
+The search stream is ``search_key(seed, game * rounds + round)``, never the game's own
+stream, so the deal, the stock and the other seats' random choices are the same whatever
+the seats' policies (common random numbers across strengths), and a run is identical for
+any chunking or thread count.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardsim.simcore.rng import next_u64, randbelow
+from cardsim.simcore.rummy.cards import add_card
+from cardsim.simcore.rummy.contract import _search_sorted as _search
+from cardsim.simcore.rummy.contract import contract_ok
+from cardsim.simcore.rummy.engine import (advance, apply_decision, count_of, distance, layable, n_cards,
+                                          round_points)
+from cardsim.simcore.rummy.policies import DISCARD_ORDER, HEUR_CAP, choose_heuristic
+from cardsim.simcore.rummy.state import (F_DIST, F_DOWN, LO_GREEDY, LO_STOP, P_PLAYERS, PH_CLAIM, PH_DISCARD,
+                                         PH_LAYDOWN, PH_LAYOFF, PH_TAKE, V_K, V_M, V_NM, V_NPILE, V_PHASE, V_SP,
+                                         copy_state, new_state)
+
+MAX_DISCARD_CANDIDATES = 6
+MAX_CANDIDATES = 8
+
+
+@njit(cache=True)
+def refresh_distance(st, q, mp):
+    """Recompute seat ``q``'s contract distance (the heuristic's memory) from its hand."""
+    seat, sv = st[3], st[11]
+    if not seat[F_DOWN, q]:
+        seat[F_DIST, q] = distance(st[0][q], st[1][q], st[2][q], sv[V_K], sv[V_M], mp, HEUR_CAP)
+
+
+@njit(cache=True)
+def unseen_pool(st, me, prm):
+    """Counts per card code (``int64[53]``, 52 = joker) of the cards seat ``me`` has not seen:
+    the pack minus its hand, the table, the pile and the opponents' known cards."""
+    h1, h2, hj, seen, mcards, mlen, pile, deck, sv = st[0], st[1], st[2], st[4], st[6], st[7], st[9], st[10], st[11]
+    P = prm[P_PLAYERS]
+    pool = np.full(53, 2, np.int64)
+    pool[52] = deck.shape[0] - 104
+    for c in range(53):
+        pool[c] -= count_of(h1[me], h2[me], hj[me], c)
+    for i in range(sv[V_NM]):
+        for t in range(mlen[i]):
+            pool[mcards[i, t]] -= 1
+    for t in range(sv[V_NPILE]):
+        pool[pile[t]] -= 1
+    for q in range(P):
+        if q != me:
+            for c in range(53):
+                pool[c] -= seen[q, c]
+    return pool
+
+
+@njit(cache=True)
+def sample_world(st, me, prm, mp, world, sstate):
+    """Copy ``st`` into ``world`` with the cards seat ``me`` cannot see redealt at random (stream
+    ``sstate``) consistently with its information; every seat's distance memory is recomputed
+    from the sampled hands. Returns the new search state."""
+    copy_state(world, st)
+    h1, h2, hj, seen, deck, sv = world[0], world[1], world[2], world[4], world[10], world[11]
+    P = prm[P_PLAYERS]
+    pool = unseen_pool(st, me, prm)
+    n = 0
+    for c in range(53):
+        n += pool[c]
+    cards = np.empty(max(n, 1), np.int64)
+    t = 0
+    for c in range(53):
+        for u in range(pool[c]):
+            cards[t] = c
+            t += 1
+    for i in range(n - 1):
+        sstate, k = randbelow(sstate, n - i)
+        x = cards[i]
+        cards[i] = cards[i + k]
+        cards[i + k] = x
+    t = 0
+    for q in range(P):
+        if q == me:
+            continue
+        cnt = n_cards(h1[q], h2[q], hj[q])
+        h1[q] = 0
+        h2[q] = 0
+        hj[q] = 0
+        for c in range(53):
+            for u in range(seen[q, c]):
+                _add(world, q, c)
+                cnt -= 1
+        for u in range(cnt):
+            _add(world, q, cards[t])
+            t += 1
+    for i in range(sv[V_SP], deck.shape[0]):
+        deck[i] = cards[t]
+        t += 1
+    for q in range(P):
+        refresh_distance(world, q, mp)
+    return sstate
+
+
+@njit(cache=True)
+def _add(st, q, c):
+    st[0][q], st[1][q], st[2][q] = add_card(st[0][q], st[1][q], st[2][q], c)
+
+
+@njit(cache=True)
+def rollout(st, prm, mp, cseat, state, log):
+    """Play the round in ``st`` to its end with the heuristic at every seat (no log)."""
+    while True:
+        state, nl, q = advance(st, prm, mp, cseat, state, log, 0, False)
+        if q < 0:
+            return state
+        d = choose_heuristic(st, q, prm, mp)
+        state, nl = apply_decision(st, d, prm, mp, state, log, 0, False)
+
+
+@njit(cache=True)
+def candidates(st, me, prm, mp, out):
+    """The candidate decisions of seat ``me`` in the phase due, the heuristic's first, into ``out``; returns the count."""
+    h1, h2, hj, seat, mrow, sv = st[0], st[1], st[2], st[3], st[5], st[11]
+    refresh_distance(st, me, mp)
+    ph = sv[V_PHASE]
+    k, m = sv[V_K], sv[V_M]
+    if ph == PH_LAYDOWN and not contract_ok(h1[me], h2[me], hj[me], k, m, mp):
+        out[0] = 0
+        return 1
+    if ph == PH_LAYOFF:
+        any_lay = False
+        for c in range(53):
+            if count_of(h1[me], h2[me], hj[me], c) > 0 and layable(mrow, sv[V_NM], c, mp)[0] >= 0:
+                any_lay = True
+                break
+        out[0] = LO_GREEDY
+        if not any_lay:
+            return 1
+        out[1] = LO_STOP
+        return 2
+    d_before = seat[F_DIST, me]
+    h = choose_heuristic(st, me, prm, mp)
+    seat[F_DIST, me] = d_before  # the heuristic's discard updates its memory: undo
+    out[0] = h
+    if ph == PH_TAKE or ph == PH_CLAIM or ph == PH_LAYDOWN:
+        out[1] = 1 - h
+        return 2
+    # discard: the heuristic's card, then cards keeping the distance, then the rest (most points first)
+    n = 1
+    for rnd in range(2):
+        for t in range(53):
+            c = DISCARD_ORDER[t] if t < 52 else 52
+            if c == h or count_of(h1[me], h2[me], hj[me], c) == 0 or n >= MAX_DISCARD_CANDIDATES:
+                continue
+            keeps = True
+            if not seat[F_DOWN, me] and d_before <= HEUR_CAP:
+                b1, b2, bj = h1[me], h2[me], hj[me]
+                if c == 52:
+                    bj -= 1
+                else:
+                    bit = np.uint64(1) << np.uint64(c)
+                    if b2 & bit:
+                        b2 ^= bit
+                    else:
+                        b1 ^= bit
+                keeps = _search(b1, b2, bj, m, d_before, k, mp[0], mp[1], mp[2], mp[3])
+            if keeps == (rnd == 0):
+                out[n] = c
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def search_choose(st, me, prm, mp, cseat, budget, sstate):
+    """The search's decision for seat ``me`` in the phase due. Returns ``(search state, decision)``."""
+    cand = np.zeros(MAX_CANDIDATES, np.int64)
+    nc = candidates(st, me, prm, mp, cand)
+    if nc == 1:
+        return sstate, cand[0]
+    P = prm[P_PLAYERS]
+    D = st[10].shape[0]
+    world = new_state(P, D)
+    work = new_state(P, D)
+    log = np.zeros((1, 6), np.int64)
+    total = np.zeros(nc, np.int64)
+    W = max(1, budget // nc)
+    for w in range(W):
+        sstate = sample_world(st, me, prm, mp, world, sstate)
+        sstate, rstate = next_u64(sstate)
+        for i in range(nc):
+            copy_state(work, world)
+            rs, nl = apply_decision(work, cand[i], prm, mp, rstate, log, 0, False)
+            refresh_distance(work, me, mp)
+            rs = rollout(work, prm, mp, cseat, rs, log)
+            total[i] += round_points(work, prm, me)
+    best = 0
+    for i in range(1, nc):
+        if total[i] < total[best]:
+            best = i
+    return sstate, cand[best]
