@@ -1,0 +1,114 @@
+"""Loba and Continental search policy: speed (rollouts/s, time per decision, games/s) and strength.
+
+    .venv/bin/python benchmarks/bench_search_rummy.py [--games 24] [--strength-games 60] [--budget 64]
+
+Speed (compile excluded by a warm-up call):
+
+* rollouts per second per core and time per decision at ``--budget``: the search's
+  decisions at the first decisions of the search seat in rounds of a few games
+  (:func:`cardsim.simcore.rummy.play.search_decision`), one thread;
+* games (whole matches) per second with one ``search:BUDGET`` seat and three heuristic
+  seats, 1 and 2 threads (``play_chunk`` over ``--games`` games).
+
+Strength (paired on common deals: every round's deal is the same whatever the policies):
+per round, the seat-0 points of ``search:B`` minus those of the heuristic in the same seat
+on the same deal (the other seats heuristic), mean, standard error and z; also
+``search:4B`` against ``search:B``. Negative = the first policy scores fewer points.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numba
+import numpy as np
+
+from cardsim.simcore.rummy.play import decision_state, play_chunk, search_decision
+from cardsim.simcore.rummy.rules import ContinentalRules, LobaRules
+from cardsim.simcore.rummy import search as SR
+from cardsim.simcore.rummy.state import kernel_params
+
+
+def decision_timing(rules, budget, games=3):
+    """Mean seconds per searched decision and rollouts per second (decisions with one candidate skipped)."""
+    pol = [f"search:{budget}"] + ["heuristic"] * (rules.players - 1)
+    states = []
+    for index in range(games):
+        for r in range(len(rules.rounds())):
+            for nth in range(0, 24, 2):
+                ds = decision_state(1, index, r, rules, pol, nth)
+                if ds is None:
+                    break
+                states.append(ds)
+    search_decision(rules, states[0], budget)  # compile
+    spent = 0.0
+    searched = 0
+    rollouts = 0
+    prm = kernel_params(rules)
+    mp = tuple(int(x) for x in rules.meld_params())
+    for ds in states:
+        cand = np.zeros(SR.MAX_CANDIDATES, np.int64)
+        st = tuple(a.copy() for a in ds["st"])
+        nc = int(SR.candidates(st, np.int64(ds["seat"]), prm, mp, cand))
+        if nc < 2:
+            continue
+        t = time.perf_counter()
+        search_decision(rules, ds, budget)
+        spent += time.perf_counter() - t
+        searched += 1
+        rollouts += max(1, budget // nc) * nc
+    return spent / searched, rollouts / spent, searched
+
+
+def games_per_second(rules, budget, games, threads):
+    pol = [f"search:{budget}"] + ["heuristic"] * (rules.players - 1)
+    old = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        play_chunk(3, 0, 1, rules, pol)
+        t = time.perf_counter()
+        play_chunk(3, 0, games, rules, pol, n_blocks=games)
+        return games / (time.perf_counter() - t)
+    finally:
+        numba.set_num_threads(old)
+
+
+def paired(rules, first, second, games, seed=2024):
+    """Per-round seat-0 points of policy ``first`` minus ``second`` (others heuristic), same deals."""
+    rest = ["heuristic"] * (rules.players - 1)
+    a = play_chunk(seed, 0, games, rules, [first] + rest)["hands"]
+    b = play_chunk(seed, 0, games, rules, [second] + rest)["hands"]
+    d = np.asarray(a["points_0"], float) - np.asarray(b["points_0"], float)
+    won = (np.asarray(a["went_out"]) == 0).mean() - (np.asarray(b["went_out"]) == 0).mean()
+    se = d.std(ddof=1) / np.sqrt(len(d))
+    return d.mean(), se, d.mean() / se, len(d), won
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=24, help="games for the games/s figures")
+    ap.add_argument("--strength-games", type=int, default=60, help="games (matches) per strength comparison")
+    ap.add_argument("--budget", type=int, default=64)
+    ap.add_argument("--skip-strength", action="store_true")
+    args = ap.parse_args()
+    B = args.budget
+    games = (("loba", LobaRules()), ("loba buys", LobaRules(claims=True)), ("continental", ContinentalRules()))
+    print(f"search:{B}, one search seat + heuristics, 4 players")
+    print(f"{'game':<14}{'ms/decision':>12}{'rollouts/s':>12}{'games/s 1t':>12}{'games/s 2t':>12}{'2t/1t':>7}")
+    for name, rules in games:
+        per_dec, rps, _ = decision_timing(rules, B)
+        g1 = games_per_second(rules, B, args.games, 1)
+        g2 = games_per_second(rules, B, args.games, 2)
+        print(f"{name:<14}{per_dec * 1e3:>12.2f}{rps:>12,.0f}{g1:>12.3f}{g2:>12.3f}{g2 / g1:>7.2f}")
+    if args.skip_strength:
+        return
+    print(f"\nstrength: seat-0 round points, first minus second policy, {args.strength_games} matches, same deals")
+    print(f"{'game':<14}{'first':<12}{'second':<12}{'rounds':>7}{'mean diff':>10}{'se':>7}{'z':>7}{'rounds won diff':>16}")
+    for name, rules in games:
+        for first, second in ((f"search:{B}", "heuristic"), (f"search:{4 * B}", f"search:{B}")):
+            mean, se, z, n, won = paired(rules, first, second, args.strength_games)
+            print(f"{name:<14}{first:<12}{second:<12}{n:>7}{mean:>10.2f}{se:>7.2f}{z:>7.2f}{won:>16.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+"""Loba / Continental search policy: it never peeks, its sampler deals exactly the unseen cards,
+it is reproducible, it covers every decision kind."""
+from __future__ import annotations
+
+from collections import Counter
+
+import numba
+import numpy as np
+import pytest
+
+from cardsim.simcore.rummy import search as SR
+from cardsim.simcore.rummy import state as S
+from cardsim.simcore.rummy.cards import hand_planes, planes_cards
+from cardsim.simcore.rummy.play import decision_state, play_chunk, search_decision
+from cardsim.simcore.rummy.rules import ContinentalRules, LobaRules
+
+RULES = [LobaRules(claims=True), ContinentalRules()]
+BUDGET = 8
+
+
+def decision_states(rules, policies, games, per_round, rounds=(0, 1, 2)):
+    out = []
+    for index in range(games):
+        for r in rounds:
+            for nth in range(0, per_round * 4, 4):  # every fourth decision: spread over the round
+                ds = decision_state(11, index, r, rules, policies, nth)
+                if ds is None:
+                    break
+                out.append(ds)
+    return out
+
+
+def hidden_of(st, me):
+    """Cards seat ``me`` cannot see: each opponent's hand minus its known cards, and the stock."""
+    h1, h2, hj, seen, deck, sv = st[0], st[1], st[2], st[4], st[10], st[11]
+    per_seat = {}
+    for q in range(len(h1)):
+        if q == me:
+            continue
+        hand = Counter(planes_cards(int(h1[q]), int(h2[q]), int(hj[q])))
+        hand.subtract({c: int(seen[q, c]) for c in range(53)})
+        assert min(hand.values(), default=0) >= 0  # known cards are really held
+        per_seat[q] = hand
+    stock = [int(c) for c in deck[int(sv[S.V_SP]):]]
+    return per_seat, stock
+
+
+def permute_hidden(ds, rng):
+    """The same decision for the deciding seat with the opponents' unknown cards and the stock
+    dealt again at random (same counts, known cards kept where they are)."""
+    st = tuple(a.copy() for a in ds["st"])
+    me = ds["seat"]
+    per_seat, stock = hidden_of(st, me)
+    pool = list(stock)
+    for hand in per_seat.values():
+        pool += list(hand.elements())
+    pool = [int(c) for c in rng.permutation(np.array(pool, np.int64))]
+    pos = 0
+    for q, hand in per_seat.items():
+        n = sum(hand.values())
+        cards = pool[pos:pos + n] + [c for c in range(53) for _ in range(int(st[4][q, c]))]
+        pos += n
+        a1, a2, j = hand_planes(cards)
+        st[0][q], st[1][q], st[2][q] = np.uint64(a1), np.uint64(a2), j
+        st[3][S.F_DIST, q] = rng.integers(0, 6)  # the opponents' private memory is not information either
+    st[10][int(st[11][S.V_SP]):] = pool[pos:]
+    return dict(ds, st=st)
+
+
+@pytest.mark.parametrize("rules", RULES, ids=["loba_buys", "continental"])
+def test_search_never_peeks_at_hidden_cards(rules):
+    policies = [f"search:{BUDGET}"] + ["heuristic"] * (rules.players - 1)
+    rng = np.random.default_rng(3)
+    states = decision_states(rules, policies, games=3, per_round=8)
+    assert len(states) >= 40
+    phases = Counter()
+    moved = 0
+    for ds in states:
+        choice = search_decision(rules, ds, BUDGET)
+        phases[int(ds["st"][11][S.V_PHASE])] += 1
+        for _ in range(2):
+            other = permute_hidden(ds, rng)
+            moved += not all(np.array_equal(a, b) for a, b in zip(other["st"][:3], ds["st"][:3]))
+            assert search_decision(rules, other, BUDGET) == choice
+    assert moved > len(states)  # the permutations really changed the hidden cards
+    assert {S.PH_TAKE, S.PH_LAYDOWN, S.PH_LAYOFF, S.PH_DISCARD} <= set(phases)
+    assert phases[S.PH_CLAIM] > 0
+
+
+@pytest.mark.parametrize("rules", RULES, ids=["loba_buys", "continental"])
+def test_unseen_pool_is_exactly_the_hidden_cards(rules):
+    policies = [f"search:{BUDGET}"] + ["heuristic"] * (rules.players - 1)
+    for ds in decision_states(rules, policies, games=2, per_round=4):
+        st, me = ds["st"], ds["seat"]
+        per_seat, stock = hidden_of(st, me)
+        want = Counter(stock)
+        for hand in per_seat.values():
+            want.update(hand)
+        pool = SR.unseen_pool(st, np.int64(me), _prm(rules))
+        assert {c: int(n) for c, n in enumerate(pool) if n} == {c: n for c, n in want.items() if n}
+
+
+def _prm(rules):
+    from cardsim.simcore.rummy.state import kernel_params
+    return kernel_params(rules)
+
+
+def test_search_decisions_use_the_search_stream():
+    rules = ContinentalRules()
+    policies = ["search:8", "heuristic", "heuristic", "heuristic"]
+    states = decision_states(rules, policies, games=2, per_round=4)
+    after = [search_decision(rules, ds, 8)[1] for ds in states]
+    searched = [a for a, ds in zip(after, states) if a != ds["search_state"]]
+    assert len(searched) >= len(states) // 2 and len(set(searched)) == len(searched)
+
+
+@pytest.mark.parametrize("rules", RULES, ids=["loba_buys", "continental"])
+def test_search_play_is_reproducible_across_chunks_and_threads(rules):
+    policies = ["search:4"] + ["heuristic"] * (rules.players - 1)
+    seed, n = 8, 4
+    whole = play_chunk(seed, 0, n, rules, policies, n_blocks=n)
+    one_block = play_chunk(seed, 0, n, rules, policies, n_blocks=1)
+    parts = [play_chunk(seed, 0, 1, rules, policies), play_chunk(seed, 1, 3, rules, policies)]
+    old = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        serial = play_chunk(seed, 0, n, rules, policies, n_blocks=n)
+    finally:
+        numba.set_num_threads(old)
+    for table in ("hands", "matches"):
+        for col, values in whole[table].items():
+            np.testing.assert_array_equal(values, one_block[table][col])
+            np.testing.assert_array_equal(values, serial[table][col])
+            np.testing.assert_array_equal(values, np.concatenate([p[table][col] for p in parts]))
