@@ -298,6 +298,81 @@ def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Opti
         finish_and_report(run, False, overwrite, as_json, quiet)
 
 
+def _required(value: Optional[str], flag: str) -> str:
+    if value is None:
+        raise ConfigError(f"{flag} is required (or --precision EPS to run until a target precision)")
+    return value
+
+
+def execute_precision_run(game: str, task: str, given_n: Optional[str], max_text: Optional[str], eps: float,
+                          targets: List[str], seed: Optional[str], threads: Optional[int], sets: List[str],
+                          rules_file: Optional[Path], out: Optional[Path], overwrite: bool,
+                          chunk_size: Optional[int], quiet: bool, as_json: bool, options: dict[str, Any],
+                          backend: str, resume: bool) -> None:
+    """``--precision``: run chunks in index order until the targets are precise enough,
+    then write exactly those chunks as the dataset (see :mod:`cardsim.simcore.precision`)."""
+    from cardsim.simcore import lifecycle
+    from cardsim.simcore.precision import DEAL_CHUNK, describe, final_config, run_to_precision
+    from cardsim.simcore.runner import RunConfig, set_threads
+
+    if given_n is not None:
+        raise ConfigError(f"give --precision with --max N (a cap), not {'--deals' if task == 'deal' else '--games'}")
+    if backend != "local" or resume:
+        raise ConfigError("--precision runs on the local backend and cannot be resumed: drop --backend/--resume")
+    cap = parse_count(max_text, "--max") if max_text is not None else (10**9 if task == "deal" else 10**7)
+    spec = registry.get_task(game, task)
+    if rules_file is not None:
+        lifecycle.check_input_file(rules_file, "rules file")
+    rules = resolve_rules(game, rules_file, sets)
+    options = task_options(spec, rules, options)
+    spec.check_size(cap, options)
+    if chunk_size is not None and chunk_size <= 0:
+        raise ConfigError(f"--chunk-size must be positive, got {chunk_size}")
+    chunk_size = chunk_size or (DEAL_CHUNK if task == "deal" else spec.default_chunk_size(options))
+    spec.check_chunk_size(chunk_size, options)
+    config = RunConfig(game=game, task=task, rules=rules, n=cap, seed=parse_seed(seed), chunk_size=chunk_size,
+                       options=options)
+    set_threads(threads)
+    if out is not None:
+        from cardsim.simcore.output import check_output_path
+
+        check_output_path(out, overwrite)
+    show = not quiet and sys.stderr.isatty()
+
+    def on_chunk(n: int, widths: dict[str, float]) -> None:
+        if show:
+            worst = max(widths.values())
+            sys.stderr.write(f"\r  n={n:,}: widest 95% half-width {worst:.3g} (target {eps:g})   ")
+            sys.stderr.flush()
+
+    try:
+        n, chunks, report = run_to_precision(config, eps, list(targets) or None, on_chunk)
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted; nothing was written") from None
+    if show:
+        sys.stderr.write("\n")
+    manifest = final_config(config, n).manifest()
+    manifest["precision"] = report
+
+    def write_all(run) -> None:
+        for chunk_id, tables in enumerate(chunks):
+            run.write_chunk(chunk_id, tables)
+
+    if out is None:
+        with lifecycle.temporary_folder() as folder:
+            run = lifecycle.start_run(folder / "run", manifest, overwrite=False, resume=False)
+            write_all(run)
+            finish_and_report(run, True, False, as_json, quiet)
+    else:
+        out = lifecycle.resolve_out(out)
+        with lifecycle.OutputLock(out):
+            lifecycle.clean_debris(out)
+            run = lifecycle.start_run(out, manifest, overwrite, False)
+            write_all(run)
+            finish_and_report(run, False, overwrite, as_json, quiet)
+    sys.stderr.write(describe(report) + "\n")
+
+
 # ----------------------------------------------------------------------------- commands
 
 @app.command("games")
@@ -361,6 +436,14 @@ OutOpt = Annotated[Optional[Path], typer.Option("--out", "-o", help="write a Par
 ClaimSeatsOpt = Annotated[Optional[str], typer.Option("--claim-seats", help=CLAIM_SEATS_HELP)]
 ResumeOpt = Annotated[bool, typer.Option("--resume", help=RESUME_HELP)]
 OverwriteOpt = Annotated[bool, typer.Option("--overwrite", help="replace an existing dataset at --out")]
+PrecisionOpt = Annotated[Optional[float], typer.Option(
+    "--precision", help="run until the 95% interval half-width of every target is <= EPS (e.g. 0.001), "
+                        "deciding on whole chunks in index order (reproducible)", metavar="EPS")]
+TargetOpt = Annotated[List[str], typer.Option(
+    "--target", help="with --precision: a target (repeatable): deal EVENT@SEAT (e.g. weak_hand@any), play a "
+                     "metric (e.g. win_seat_0); default: every deal rate / every seat's win rate", metavar="NAME")]
+MaxOpt = Annotated[Optional[str], typer.Option(
+    "--max", help="with --precision: at most this many deals/games (default 1e9 deals, 1e7 games)", metavar="N")]
 MetricOpt = Annotated[List[str], typer.Option(
     "--metric", help="your own per-game metric PATH.py:FUNCTION (repeatable): a function of one game's row "
                      "(a dict) or of the per-game DataFrame, returning a number or bool per game")]
@@ -369,7 +452,8 @@ MetricOpt = Annotated[List[str], typer.Option(
 @app.command("deal")
 def deal_command(
     game: GameArg,
-    deals: str = typer.Option(..., "--deals", "-n", help="number of deals, e.g. 1000000, 1e6, 10M"),
+    deals: Optional[str] = typer.Option(None, "--deals", "-n", help="number of deals, e.g. 1000000, 1e6, 10M "
+                                                                    "(required unless --precision)"),
     seed: SeedOpt = None,
     threads: ThreadsOpt = None,
     sets: SetsOpt = [],
@@ -388,13 +472,15 @@ def deal_command(
     scheduler: SchedulerOpt = None,
     workers: WorkersOpt = None,
     resume: ResumeOpt = False,
+    precision: PrecisionOpt = None,
+    targets: TargetOpt = [],
+    max_n: MaxOpt = None,
 ) -> None:
     """Deal N random hands and count deal events per seat and for the table.
 
     Prints event, seat, count, n, rate and a 95% Wilson interval. With --out, writes
     a dataset (counts/ parts + run.json) readable by pandas and `cardsim summary`.
     """
-    n = parse_count(deals, "--deals")
     options: dict[str, Any] = {"per_deal": True} if per_deal else {}
     if draws is not None:
         options["draws"] = draws
@@ -403,6 +489,11 @@ def deal_command(
 
         # absolute paths: a resumed run or a Dask worker must find the same file
         options["events"] = [f"{split_ref(e, '--event')[0].resolve()}:{split_ref(e, '--event')[1]}" for e in events]
+    if precision is not None:
+        execute_precision_run(game, "deal", deals, max_n, precision, targets, seed, threads, sets, rules_file, out,
+                              overwrite, chunk_size, quiet, as_json, options, backend, resume)
+        return
+    n = parse_count(_required(deals, "--deals"), "--deals")
     execute_run(game, "deal", n, seed, threads, sets, rules_file, out, overwrite, chunk_size, quiet,
                 as_json, options, backend, scheduler, workers, resume)
 
@@ -412,7 +503,8 @@ def deal_command(
 @app.command("play")
 def play_command(
     game: GameArg,
-    games: str = typer.Option(..., "--games", "-n", help="number of games, e.g. 100000, 1e5, 1M"),
+    games: Optional[str] = typer.Option(None, "--games", "-n", help="number of games, e.g. 100000, 1e5, 1M "
+                                                                    "(required unless --precision)"),
     seed: SeedOpt = None,
     threads: ThreadsOpt = None,
     policy: PolicyOpt = None,
@@ -431,6 +523,9 @@ def play_command(
     workers: WorkersOpt = None,
     resume: ResumeOpt = False,
     metrics: MetricOpt = [],
+    precision: PrecisionOpt = None,
+    targets: TargetOpt = [],
+    max_n: MaxOpt = None,
 ) -> None:
     """Play N whole games with the chosen policies; one row per game.
 
@@ -439,13 +534,17 @@ def play_command(
     winning card was taken; Loba/Continental: claims, -10 closes), each with a 95%
     interval. With --out, writes the per-game table(s).
     """
-    n = parse_count(games, "--games")
     check_custom_metrics(metrics)
     options: dict[str, Any] = {} if games_per_match is None else {"games_per_match": games_per_match}
     if claim_seats is not None:
         options["claim_seats"] = claim_seats
     if policy is not None:
         options["policy"] = policy
+    if precision is not None:
+        execute_precision_run(game, "play", games, max_n, precision, targets, seed, threads, sets, rules_file, out,
+                              overwrite, chunk_size, quiet, as_json, options, backend, resume)
+        return
+    n = parse_count(_required(games, "--games"), "--games")
     execute_run(game, "play", n, seed, threads, sets, rules_file, out, overwrite, chunk_size, quiet,
                 as_json, options, backend, scheduler, workers, resume)
 
