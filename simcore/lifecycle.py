@@ -19,6 +19,7 @@ import errno
 import fcntl
 import glob
 import os
+import re
 import shutil
 import socket
 import tempfile
@@ -105,6 +106,10 @@ class OutputLock:
             try:
                 fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             except OSError as exc:
+                if not self.path.parent.is_dir():
+                    raise ConfigError(f"output directory's parent does not exist: {self.path.parent}") from None
+                if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                    raise ConfigError(f"output directory's parent is not writable: {self.path.parent}") from None
                 raise ConfigError(f"cannot lock {self.out}: {exc.strerror or exc}") from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -181,9 +186,11 @@ def clean_debris(out: Path) -> list[Path]:
     ``.OUT.experiment-*`` (a killed experiment). Returns what was removed.
     """
     removed = []
-    stem = glob.escape(f".{out.name}")
-    for pattern in (f"{stem}.old-*", f"{stem}.partial.*", f"{stem}.experiment-*"):
-        for path in out.parent.glob(pattern):
+    # exactly the names this module and output.py create (8 hex digits), so that another
+    # output's files (an output named "x.old-1" has ".x.old-1.partial") are never matched
+    debris = re.compile(re.escape(f".{out.name}") + r"(\.old-|\.partial\.|\.experiment-)[0-9a-f]{8}")
+    for path in out.parent.glob(glob.escape(f".{out.name}") + ".*"):
+        if debris.fullmatch(path.name):
             remove_path(path)
             removed.append(path)
     return removed

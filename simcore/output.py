@@ -397,7 +397,8 @@ class Dataset:
     raises :class:`ConfigError` naming ``cardsim verify``.
     """
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike, strict: bool = True):
+        """Open ``path``; ``strict=False`` (for :func:`verify`) only requires a readable ``run.json``."""
         self.path = Path(path)
         run_json = self.path / RUN_JSON
         if not run_json.is_file():
@@ -407,6 +408,8 @@ class Dataset:
             self.meta: dict[str, Any] = json.loads(run_json.read_text())
         except (OSError, ValueError) as exc:
             raise ConfigError(f"unreadable {run_json}: {shorten(exc)}") from None
+        if not strict:
+            return
         if not isinstance(self.meta, dict) or any(not isinstance(self.meta.get(k), t) for k, t in _RUN_KEYS.items()):
             raise self._damaged(f"{RUN_JSON} is not a cardsim run description")
         self._records: dict[tuple[str, str], dict[str, Any]] = {}
@@ -416,6 +419,12 @@ class Dataset:
             except (KeyError, TypeError, ValueError):
                 raise self._damaged(f"{RUN_JSON} lists a malformed part") from None
         self._expected_meta = {k: v for k, v in self.meta.items() if k != "parts"}
+        try:  # run.json edited by hand (relabelled as another game, seed...) no longer matches
+            manifest = json.loads((self.path / MANIFEST).read_text())
+        except (OSError, ValueError):
+            raise self._damaged(f"missing or unreadable {MANIFEST}") from None
+        if manifest != self._expected_meta:
+            raise self._damaged(f"{MANIFEST} and {RUN_JSON} describe different runs")
 
     def _damaged(self, problem: str) -> ConfigError:
         return ConfigError(f"dataset {self.path} is damaged ({problem}); run 'cardsim verify {self.path}' for details")
@@ -518,9 +527,13 @@ def verify(path: str | os.PathLike) -> list[str]:
     path = Path(path)
     problems: list[str] = []
     try:
-        meta = Dataset(path).meta
+        meta = Dataset(path, strict=False).meta
     except ConfigError as exc:
         return [str(exc)]
+    if not isinstance(meta, dict) or any(not isinstance(meta.get(k), t) for k, t in _RUN_KEYS.items()):
+        return [f"{RUN_JSON} is not a cardsim run description"]
+    if not all(isinstance(p, dict) for p in meta["parts"]):
+        return [f"{RUN_JSON} lists a malformed part"]
     try:
         manifest = json.loads((path / MANIFEST).read_text())
     except (OSError, ValueError):
