@@ -72,7 +72,14 @@ def _relabelled(ds, other):
     (ds / "run.json").write_text(json.dumps(meta))
 
 
-DAMAGE = [_delete, _duplicate, _foreign, _flip_bit, _stray_file, _run_json_list, _relabelled]
+def _relabelled_game(ds, other):
+    for name in ("run.json", "manifest.json"):  # both edited alike: the parts still say tienlen
+        meta = json.loads((ds / name).read_text())
+        meta["game"] = "tusac"
+        (ds / name).write_text(json.dumps(meta))
+
+
+DAMAGE = [_delete, _duplicate, _foreign, _flip_bit, _stray_file, _run_json_list, _relabelled, _relabelled_game]
 
 
 @pytest.fixture(scope="module")
