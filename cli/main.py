@@ -269,8 +269,6 @@ def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Opti
                        options=options)
     set_threads(threads)
     manifest = config.manifest()
-    if out is None and len(manifest["tables"]) > 1:
-        raise ConfigError(f"the {manifest['tables'][1]} table needs --out PATH")
     if resume and out is None:
         raise ConfigError("--resume needs --out PATH")
 
