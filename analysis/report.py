@@ -22,8 +22,16 @@ from cardsim.simcore.config import ConfigError
 from cardsim.simcore.output import Dataset
 
 
+REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md"}
+#: Columns left out of report tables (explained in the README; noise for a reader).
+HIDDEN_COLUMNS = ("se_ratio", "unpaired_ci_low", "unpaired_ci_high", "chunk")
+
+
 def _plt():
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        raise ConfigError("reports need matplotlib: pip install 'cardsim[plot]'") from None
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -55,35 +63,64 @@ class _Figures:
 
 def _rate_bars(rates: pd.DataFrame, events: list[str], title: str):
     plt = _plt()
-    per_seat = rates[rates["event"].isin(events) & (rates["seat"] != "any")]
-    seats = sorted(per_seat["seat"].unique())
+    per_seat = rates[rates["event"].isin(events)]
+    seats = sorted(per_seat["seat"].unique(), key=lambda s: (s == "any", str(s)))
     fig, ax = plt.subplots(figsize=(7, 3.2))
     width = 0.8 / max(len(seats), 1)
     for k, seat in enumerate(seats):
         rows = per_seat[per_seat["seat"] == seat].set_index("event").reindex(events)
         x = np.arange(len(events)) + k * width
         err = np.vstack([rows["rate"] - rows["ci_low"], rows["ci_high"] - rows["rate"]])
-        ax.bar(x, rows["rate"], width, yerr=err, capsize=2, label=f"seat {seat}")
+        ax.bar(x, rows["rate"], width, yerr=err, capsize=2, label="table (any seat)" if seat == "any" else f"seat {seat}",
+               color="0.35" if seat == "any" else None)
     ax.set_xticks(np.arange(len(events)) + width * (len(seats) - 1) / 2)
     ax.set_xticklabels(events, rotation=20, ha="right", fontsize=8)
     ax.set_ylabel("rate per deal")
+    ax.set_yscale("log")  # rare events (a 1% weak hand) stay visible beside common ones
     ax.set_title(title)
     ax.legend(fontsize=7)
     return fig
 
 
+def _cell(value) -> str:
+    """Thousands separators for counts, 4 significant figures for rates and means."""
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if v != v:
+            return ""
+        if v == int(v) and abs(v) >= 1000:
+            return f"{int(v):,}"
+        if abs(v) >= 1000:
+            return f"{v:,.1f}"
+        return f"{v:.4g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.3g}"
+    return str(value)
+
+
 def _table_html(frame: pd.DataFrame, fmt: str) -> str:
+    """A readable table (no optional dependency): HTML, or a Markdown pipe table."""
+    frame = frame.drop(columns=[c for c in HIDDEN_COLUMNS if c in frame.columns])
+    header = [str(c) for c in frame.columns]
+    rows = [[_cell(v) for v in row] for row in frame.itertuples(index=False)]
     if fmt == "md":
-        return frame.to_markdown(index=False) if _has_tabulate() else "```\n" + frame.to_string(index=False) + "\n```"
-    return frame.to_html(index=False, float_format=lambda v: f"{v:.6g}", border=0, classes="t")
+        lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        return "\n".join(lines)
+    numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td{' class=n' if numeric[i] else ''}>{html.escape(v)}</td>"
+                                    for i, v in enumerate(r)) + "</tr>" for r in rows)
+    return f"<table class='t'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def _has_tabulate() -> bool:
-    try:
-        import tabulate  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def _rules_text(rules: dict, fmt: str) -> str:
+    lines = [f"{k} = {','.join(map(str, v)) if isinstance(v, list) else v}" for k, v in rules.items()]
+    if fmt == "md":
+        return "Rules: " + "; ".join(f"`{x}`" for x in lines)
+    return "<p class='rules'>Rules: " + "; ".join(f"<code>{html.escape(x)}</code>" for x in lines) + "</p>"
 
 
 def _deal_section(dataset: Dataset, figures: _Figures, fmt: str) -> list[str]:
@@ -92,8 +129,10 @@ def _deal_section(dataset: Dataset, figures: _Figures, fmt: str) -> list[str]:
     events = [e for e in pd.unique(rates["event"])
               if e.startswith("instant_win") or e in ("weak_hand", "dealt_triple", "dealt_quadruple")
               or (e.startswith("contract_") and "_after_" not in e)]
-    if events:
-        parts.append(figures.add(_rate_bars(rates, events[:8], "per-seat rates with 95% intervals"), "rates by seat"))
+    for start in range(0, len(events), 8):  # every event, 8 per figure: nothing dropped
+        chunk = events[start:start + 8]
+        parts.append(figures.add(_rate_bars(rates, chunk, "rates per seat and for the table (95% intervals, log scale)"),
+                                 "rates by seat"))
     return parts
 
 
@@ -137,11 +176,46 @@ def _play_section(dataset: Dataset, figures: _Figures, fmt: str) -> list[str]:
 
 
 def _experiment_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
+    """Comparison table, then the differences with intervals: one panel per unit
+    (rates, points, counts ...) so that effects of different sizes stay readable."""
+    import json
+
     plt = _plt()
     table = load_comparison(path)
-    parts = [_table_html(table, fmt)]
-    shown = table.head(20)
-    fig, ax = plt.subplots(figsize=(7, 0.35 * len(shown) + 1))
+    info = {}
+    if (path / "experiment.json").is_file():
+        info = json.loads((path / "experiment.json").read_text())
+    parts = []
+    if info:
+        baseline = info["arms"][0]["name"] if info.get("arms") else "baseline"
+        line = (f"{info.get('description') or info.get('name', '')} — {info.get('game')} {info.get('task')}, "
+                f"baseline arm {baseline!r}, n = {info.get('n', 0):,} per arm, seed {info.get('seed')}; "
+                f"differences are arm − baseline on the same deals, paired 95% intervals.")
+        parts.append(line if fmt == "md" else f"<p>{html.escape(line)}</p>")
+    parts.append(_table_html(table, fmt))
+    unit_of = _unit_lookup(info.get("game"), info.get("task", "play"))
+    units = [unit_of(m) for m in table["metric"]]
+    for unit in dict.fromkeys(units):
+        shown = table[[u == unit for u in units]]
+        parts.append(_difference_figure(plt, figures, shown, f"differences ({unit})"))
+    if "strength" in table:
+        from cardsim.analysis.compare import robustness
+
+        parts.append(_table_html(robustness(table)[["metric", "arm", "verdict"]], fmt))
+    return parts
+
+
+def _unit_lookup(game, task):
+    try:
+        from cardsim.simcore.registry import get_spec
+
+        return get_spec(str(game)).metric_spec(task).unit_of
+    except (ConfigError, KeyError, TypeError):
+        return lambda metric: "rate" if not metric.startswith("points") else "points"
+
+
+def _difference_figure(plt, figures, shown: pd.DataFrame, title: str) -> str:
+    fig, ax = plt.subplots(figsize=(7, 0.32 * len(shown) + 1.2))
     y = np.arange(len(shown))
     ax.errorbar(shown["difference"], y + 0.15, xerr=[shown["difference"] - shown["unpaired_ci_low"],
                                                       shown["unpaired_ci_high"] - shown["difference"]],
@@ -155,13 +229,9 @@ def _experiment_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
     ax.set_yticklabels([f"{m} [{a}]" for m, a in zip(shown["metric"], labels)], fontsize=7)
     ax.invert_yaxis()
     ax.set_xlabel("arm − baseline")
+    ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
-    parts.append(figures.add(fig, "differences with 95% intervals"))
-    if "strength" in table:
-        from cardsim.analysis.compare import robustness
-
-        parts.append(_table_html(robustness(table)[["metric", "arm", "verdict"]], fmt))
-    return parts
+    return figures.add(fig, title)
 
 
 def _ladder_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
@@ -221,12 +291,29 @@ def _sweep_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
     return parts
 
 
-def build_report(paths: list[str | os.PathLike], out: str | os.PathLike) -> Path:
+def check_report_path(out: Path, overwrite: bool) -> str:
+    """The report format of ``out``; ConfigError for an unknown suffix, a folder, an
+    existing file without ``overwrite`` or a folder that cannot be written."""
+    fmt = REPORT_SUFFIXES.get(out.suffix.lower())
+    if fmt is None:
+        raise ConfigError(f"report file must end in .html or .md, got {str(out)[:200]!r}")
+    if out.is_dir():
+        raise ConfigError(f"{out} is a folder: give a file name such as {out / 'report.html'}")
+    if out.exists() and not overwrite:
+        raise ConfigError(f"{out} exists: use --overwrite to replace it")
+    parent = out.absolute().parent
+    if not parent.is_dir():
+        raise ConfigError(f"report directory does not exist: {parent}")
+    if not os.access(parent, os.W_OK):
+        raise ConfigError(f"cannot write the report into {parent}: permission denied")
+    return fmt
+
+
+def build_report(paths: list[str | os.PathLike], out: str | os.PathLike, overwrite: bool = True) -> Path:
     """Write a report of datasets and experiments to ``out`` (``.html`` or ``.md``)."""
     out = Path(out)
-    fmt = "md" if out.suffix.lower() in (".md", ".markdown") else "html"
-    if not out.absolute().parent.is_dir():
-        raise ConfigError(f"report directory does not exist: {out.absolute().parent}")
+    fmt = check_report_path(out, overwrite)
+    _plt()
     figures = _Figures(out, inline=(fmt == "html"))
     sections = []
     for raw in paths:
@@ -247,17 +334,24 @@ def build_report(paths: list[str | os.PathLike], out: str | os.PathLike) -> Path
             dataset = Dataset(path)
             meta = dataset.meta
             title = f"{meta['game']} {meta['task']}: {path.name} (n={meta['n']:,}, seed={meta['seed']})"
-            rules = ", ".join(f"{k}={v}" for k, v in meta["rules"].items())
-            body = [html.escape(f"rules: {rules}") if fmt == "html" else f"rules: {rules}"]
+            body = [_rules_text(meta["rules"], fmt)]
             body += _play_section(dataset, figures, fmt) if meta["task"] == "play" else _deal_section(dataset, figures, fmt)
         sections.append((title, body))
     if fmt == "md":
         text = "# cardsim report\n\n" + "\n\n".join(f"## {t}\n\n" + "\n\n".join(b) for t, b in sections) + "\n"
     else:
         style = ("body{font-family:sans-serif;max-width:1000px;margin:auto}table.t{border-collapse:collapse;"
-                 "font-size:12px}table.t td,table.t th{padding:2px 8px;border-bottom:1px solid #ddd}img{max-width:100%}")
+                 "font-size:12px}table.t td,table.t th{padding:2px 8px;border-bottom:1px solid #ddd}"
+                 "td.n{text-align:right;font-variant-numeric:tabular-nums}img{max-width:100%}"
+                 "p.rules{font-size:12px;color:#444}")
         body = "".join(f"<h2>{html.escape(t)}</h2>" + "".join(f"<div>{b}</div>" for b in parts) for t, parts in sections)
         text = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>cardsim report</title>"
                 f"<style>{style}</style></head><body><h1>cardsim report</h1>{body}</body></html>\n")
-    out.write_text(text, encoding="utf-8")
+    tmp = out.with_name(f".{out.name}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(out)  # never a half-written report
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ConfigError(f"cannot write the report {out}: {exc.strerror or exc}") from None
     return out

@@ -896,12 +896,13 @@ def print_comparison(table, as_json: bool) -> None:
 def report_command(
     paths: List[Path] = typer.Argument(..., help="run datasets and/or experiment directories"),
     out: Path = typer.Option(Path("report.html"), "--out", "-o", help="report file: .html (self-contained) or .md (+ PNG files)"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace an existing report file"),
 ) -> None:
     """Write a report with tables and plots: rates by seat with interval bars, win rates,
     game-length distributions, and for experiments the differences with their intervals."""
     from cardsim.analysis.report import build_report
 
-    written = build_report(paths, out)
+    written = build_report(paths, out, overwrite=overwrite)
     sys.stderr.write(f"report written to {written}\n")
 
 
