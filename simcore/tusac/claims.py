@@ -11,7 +11,9 @@ Claim order (spec ``shared/rules/tusac.md``; the engine walks these levels in
 2. **Triple / quadruple steal** (:func:`steal_claimant`, :func:`steal_options`): a seat
    other than the normal taker holding two (or three) hidden copies, with ``steals=on``
    and in ``steal_seats``. A drawn General may be stolen only to make a quadruple
-   (``general_steals=quad_only``) or never.
+   (``general_steals=quad_only``) or never. A triple is claimed with a pair: a holder of
+   three copies claims only for the quadruple (``triple_steal=pair``, the seed's rule) or
+   for either (``pair_or_triple``).
 3. Under ``priority=taiwanese`` the drawer may keep its drawn card for a triple or
    quadruple only (the same options as a steal).
 4. The normal taker (:func:`normal_taker`): any meld containing the card
@@ -23,8 +25,8 @@ from numba import njit
 
 from cardsim.simcore.tusac.melds import win_score
 from cardsim.simcore.tusac.rules import (P_CMD, P_FIELD, P_GSTEALS, P_PLAYERS, P_PRIO, P_S3, P_S4, P_SEATS,
-                                         P_SPAIRS, P_STEALS, P_THR, GSTEAL_NEVER, PRIO_TAIWANESE, ST_OFF,
-                                         ST_ON)
+                                         P_SPAIRS, P_STEALS, P_THR, P_TSTEAL, GSTEAL_NEVER, PRIO_TAIWANESE,
+                                         ST_OFF, ST_ON, TSTEAL_PAIR)
 
 # meld kinds (:data:`cardsim.simcore.tusac.melds.MELD_NAMES` order)
 K_GENERAL, K_PAIR, K_TRIPLE, K_QUAD, K_CMD, K_FIELD, K_S3, K_S4 = range(8)
@@ -198,11 +200,16 @@ def steal_claimant(c, src, is_draw, prm, hands, locked):
 
 @njit(cache=True)
 def steal_options(h, locked, c, prm, gen_draw, okind, opts, orev):
-    """Triple / quadruple options of a level-2 claim (a drawn General: quadruple only)."""
+    """Triple / quadruple options of a level-2 claim (a drawn General: quadruple only).
+
+    Under ``triple_steal=pair`` a triple is claimed with a pair: a holder of three copies
+    may claim only for the quadruple (seed: "announces a pair" / "announces a triple").
+    """
     n = meld_options(h, locked, c, prm, okind, opts, orev)
+    triple_ok = not gen_draw and (prm[P_TSTEAL] != TSTEAL_PAIR or h[c] == 2)
     m = 0
     for i in range(n):
-        if okind[i] == K_QUAD or (okind[i] == K_TRIPLE and not gen_draw):
+        if okind[i] == K_QUAD or (okind[i] == K_TRIPLE and triple_ok):
             okind[m] = okind[i]
             opts[m] = opts[i]
             orev[m, 0] = orev[i, 0]

@@ -72,6 +72,14 @@ def melds_with(hand, locked: int, c: int, rules: TuSacRules) -> list[tuple[str, 
     return out
 
 
+def steal_melds(hand, locked: int, c: int, rules: TuSacRules, general_draw: bool) -> list:
+    """The melds of a claim for a triple or quadruple: a triple needs a pair in the hand
+    (``triple_steal=pair``: not three copies) and never takes a drawn General."""
+    triple_ok = not general_draw and (rules.triple_steal != "pair" or hand[c] == 2)
+    return [o for o in melds_with(hand, locked, c, rules)
+            if o[0] == "quadruple" or (o[0] == "triple" and triple_ok)]
+
+
 def win_points(hand, locked: int, c: int, rules: TuSacRules) -> int:
     """Best score of the hidden part of a win with taken card ``c`` (-1: no win)."""
     best = -1
@@ -268,8 +276,7 @@ class _Game:
             s2 = claim["stealer"]
             if s2 >= 0:
                 gen_draw = is_draw and is_general(c)
-                options = [o for o in melds_with(self.hands[s2], self.locked[s2], c, rules)
-                           if o[0] == "quadruple" or (o[0] == "triple" and not gen_draw)]
+                options = steal_melds(self.hands[s2], self.locked[s2], c, rules, gen_draw)
                 ch = self.choose(s2, options, True)
                 if ch >= 0:
                     self.steals[options[ch][0]][s2] += 1
@@ -278,8 +285,7 @@ class _Game:
                     self.lay(s2, c, options[ch])
                     taker = s2
             if taker < 0 and is_draw and normal != src and self.hands[src][c] >= 2:
-                options = [o for o in melds_with(self.hands[src], self.locked[src], c, rules)
-                           if o[0] in ("triple", "quadruple")]
+                options = steal_melds(self.hands[src], self.locked[src], c, rules, False)
                 ch = self.choose(src, options, True)
                 if ch >= 0:
                     self.log.append(("take", src, c))

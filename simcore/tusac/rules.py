@@ -9,6 +9,7 @@ from cardsim.simcore.config import ConfigError, Rules, Switch, param_layout
 STEALS = ("on", "off", "win_only")
 GENERAL_STEALS = ("quad_only", "never")
 PRIORITIES = ("default", "taiwanese")
+TRIPLE_STEALS = ("pair", "pair_or_triple")
 SEATS = ("0", "1", "2", "3")
 
 DEALER_CARDS = 21
@@ -56,6 +57,7 @@ class TuSacRules(Rules):
     priority: str = "default"
     steal_seats: tuple[str, ...] = SEATS
     win_threshold: int = 0
+    triple_steal: str = "pair"
 
     GAME: ClassVar[str] = "tusac"
     SWITCHES: ClassVar = {
@@ -81,6 +83,10 @@ class TuSacRules(Rules):
                            "(win > triple/quad > any meld by the next player)", choices=PRIORITIES),
         "steal_seats": Switch("set", "seats allowed to steal (seats >= players are ignored)", choices=SEATS),
         "win_threshold": Switch("int", "minimum points to declare a win (spec: 0, 9 or 10)", low=0, high=99),
+        "triple_steal": Switch("choice", "an out-of-turn claim for a triple needs a pair (seed: the claimant "
+                               "announces a pair; with three copies only a quadruple), or pair_or_triple (a "
+                               "holder of three copies may also claim for a triple and keep the third)",
+                               choices=TRIPLE_STEALS),
     }
     HOUSE_CHOICES: ClassVar = {
         "dealer": "seat 0 is the dealer and gets 21 cards, seats 1.. get 20; the stock is the rest",
@@ -110,6 +116,9 @@ class TuSacRules(Rules):
         "no_legal_discard": "a player left with no legal discard (empty hand, only Generals or locked "
                             "cards) discards nothing; the next player draws",
         "mulligan_limit": "after 100 redeals the deal is played even if a hand is weak",
+        "triple_steal": "applies to every level-2 claim: steals out of turn and, under taiwanese priority, the "
+                        "drawer keeping its drawn card; the next player's eat (any meld) may still make a triple "
+                        "from three copies",
         "payment": "each loser pays the winner's score: winner +score*(players-1), losers -score",
     }
 
@@ -143,14 +152,15 @@ class TuSacRules(Rules):
 #: Switches the play kernel reads, in parameter-vector order (generated, never retyped).
 KERNEL_SWITCHES = ("players", "dead_wall", "mulligan", "trio_lock", "steals", "general_steals", "priority",
                    "steal_seats", "win_threshold", "command_points", "field_points",
-                   "three_colour_soldier_points", "full_colour_soldier_points", "soldier_pairs")
+                   "three_colour_soldier_points", "full_colour_soldier_points", "soldier_pairs", "triple_steal")
 PARAM_LAYOUT = param_layout(TuSacRules, KERNEL_SWITCHES)
 (P_PLAYERS, P_DEAD, P_MULL, P_LOCK, P_STEALS, P_GSTEALS, P_PRIO, P_SEATS, P_THR, P_CMD, P_FIELD, P_S3, P_S4,
- P_SPAIRS) = (PARAM_LAYOUT[name] for name in KERNEL_SWITCHES)
+ P_SPAIRS, P_TSTEAL) = (PARAM_LAYOUT[name] for name in KERNEL_SWITCHES)
 #: Encoded choice values (``Switch.encode``: the index in the switch's choices).
 ST_ON, ST_OFF, ST_WIN = (STEALS.index(x) for x in ("on", "off", "win_only"))
 GSTEAL_NEVER = GENERAL_STEALS.index("never")
 PRIO_TAIWANESE = PRIORITIES.index("taiwanese")
+TSTEAL_PAIR = TRIPLE_STEALS.index("pair")
 
 
 def kernel_params(rules: TuSacRules) -> "np.ndarray":

@@ -13,7 +13,8 @@ def play_summary(dataset: Dataset) -> pd.DataFrame:
     was taken, steals per seat by kind, tied win claims, game length, mulligans."""
     policies = dataset.meta["options"]["policies"]
     acc = SummaryAccumulator()
-    take_names = {0: "draw", 1: "eat", 2: "steal"}
+    # "draw" alone means a hand with no winner; a win on the winner's own drawn card is "self-drawn"
+    take_names = {0: "self-drawn", 1: "eat", 2: "steal"}
     for part in dataset.iter_parts("games"):
         df = part.to_pandas()
         winner = df["winner"].to_numpy()

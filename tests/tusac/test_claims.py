@@ -281,3 +281,62 @@ def test_taken_general_is_never_laid_as_a_triple():
     n = meld_options(hand, np.int64(0), parse_type("RG"), kernel_params(TuSacRules()), okind, opts, orev)
     assert K_TRIPLE not in okind[:n].tolist()
     assert n == 2  # the General alone, or the Command group RG RA RE
+
+
+# ------------------------------------------------------------------ triple_steal (issue 13)
+
+def test_a_triple_claim_needs_a_pair():
+    from cardsim.simcore.tusac.claims import K_QUAD, K_TRIPLE, steal_options
+
+    okind, opts, orev = np.zeros(MAX_OPTS, np.int64), np.zeros(MAX_OPTS, np.int64), np.zeros((MAX_OPTS, 3), np.int64)
+    three = parse_hand("3RC YH")
+    two = parse_hand("2RC YH")
+    c = parse_type("RC")
+    n = steal_options(three, np.int64(0), c, kernel_params(R()), False, okind, opts, orev)
+    assert list(okind[:n]) == [K_QUAD]  # seed: "announces a triple" to claim for a quadruple
+    n = steal_options(three, np.int64(0), c, kernel_params(R(triple_steal="pair_or_triple")), False, okind, opts, orev)
+    assert list(okind[:n]) == [K_TRIPLE, K_QUAD]
+    n = steal_options(two, np.int64(0), c, kernel_params(R()), False, okind, opts, orev)
+    assert list(okind[:n]) == [K_TRIPLE]
+    # the reference agrees
+    assert [k for k, *_ in ref.steal_melds(list(three), 0, c, R(), False)] == ["quadruple"]
+    assert [k for k, *_ in ref.steal_melds(list(three), 0, c, R(triple_steal="pair_or_triple"), False)] == \
+        ["triple", "quadruple"]
+
+
+def triple_claims_by_count(rules, seed, start, count, policies="heuristic"):
+    """Hidden copies held by the claimant at every steal for a triple, tracked through the
+    kernel's move log (deal - dealt quadruples - revealed meld cards - discards)."""
+    from cardsim.simcore.tusac.log import (LOG_CLAIM, LOG_DEAL, LOG_DISCARD, LOG_MELD, LOG_QUAD, rev_types,
+                                           unpack_counts)
+    from cardsim.simcore.tusac.play import play_logged
+
+    cols, log, nlog, fin = play_logged(seed, start, count, rules, policies)
+    held = []
+    for i in range(count):
+        hands = {}
+        for kind, seat, a, b, c, _ in log[i, :nlog[i]]:
+            if kind == LOG_DEAL:
+                hands[seat] = unpack_counts(a, b)
+            elif kind == LOG_QUAD:
+                hands[seat][a] -= 4
+            elif kind == LOG_MELD:
+                for t in rev_types(c):
+                    hands[seat][t] -= 1
+            elif kind == LOG_DISCARD and not b:
+                hands[seat][a] -= 1
+            elif kind == LOG_CLAIM and b == 3:
+                held.append((i, hands[seat][a]))
+        for s, h in hands.items():
+            assert list(fin[i, s]) == h or cols["winner"][i] == s  # the tracking is exact
+    return held
+
+
+def test_no_triple_is_stolen_by_a_holder_of_three():
+    # the issue's example: cardsim replay tusac -g 24 --seed 31 (lines 86-89)
+    old = triple_claims_by_count(R(triple_steal="pair_or_triple"), 31, 24, 1)
+    assert 3 in [h for _, h in old]
+    assert 3 not in [h for _, h in triple_claims_by_count(R(), 31, 24, 1)]
+    held = triple_claims_by_count(R(), 31, 0, 300)
+    assert held and {h for _, h in held} == {2}
+    assert 3 in {h for _, h in triple_claims_by_count(R(triple_steal="pair_or_triple"), 31, 0, 300)}

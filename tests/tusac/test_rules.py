@@ -37,3 +37,19 @@ def test_describe_rows():
     rows = {r[0]: r for r in TuSacRules.describe()}
     assert rows["command_points"][1:3] == ("2", "1 | 2")
     assert rows["steal_seats"][1] == "0,1,2,3"
+
+
+def test_play_metric_units():
+    from cardsim.simcore.tusac.spec import SPEC
+
+    metrics = SPEC.metric_spec("play")
+    assert metrics.unit_of("steals_seat_0") == "steals per game"  # a count per game, not a rate
+    assert metrics.unit_of("points_seat_2") == "points"
+    assert metrics.unit_of("turns") == "turns"
+    assert metrics.unit_of("win_seat_1") == "rate" and metrics.unit_of("draw") == "rate"
+
+
+def test_triple_steal_switch_is_listed():
+    rows = {name: (default, allowed) for name, default, allowed, _ in TuSacRules.describe()}
+    assert rows["triple_steal"] == ("pair", "pair | pair_or_triple")
+    assert "triple_steal" in TuSacRules.HOUSE_CHOICES

@@ -142,8 +142,9 @@ def paired_win_z(search_cols, base_cols, seat):
 
 
 def test_search_beats_the_heuristic():
+    """search:64 at seat 0 against heuristics, on the deals of all-heuristic games (paired)."""
     rules = TuSacRules()
-    n = 1200
+    n = 2400
     base = play_chunk(41, 0, n, rules, "heuristic")
     cols = play_chunk(41, 0, n, rules, ["search:64", "heuristic", "heuristic", "heuristic"])
     gain, z = paired_win_z(cols, base, 0)
