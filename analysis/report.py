@@ -294,11 +294,11 @@ def _sweep_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
 def check_report_path(out: Path, overwrite: bool) -> str:
     """The report format of ``out``; ConfigError for an unknown suffix, a folder, an
     existing file without ``overwrite`` or a folder that cannot be written."""
+    if out.is_dir():
+        raise ConfigError(f"{out} is a folder: give a file name such as {out / 'report.html'}")
     fmt = REPORT_SUFFIXES.get(out.suffix.lower())
     if fmt is None:
         raise ConfigError(f"report file must end in .html or .md, got {str(out)[:200]!r}")
-    if out.is_dir():
-        raise ConfigError(f"{out} is a folder: give a file name such as {out / 'report.html'}")
     if out.exists() and not overwrite:
         raise ConfigError(f"{out} exists: use --overwrite to replace it")
     parent = out.absolute().parent
