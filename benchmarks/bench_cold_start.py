@@ -1,0 +1,67 @@
+"""Cold start: every command's first run on a fresh install (empty Numba cache) and its
+second run (warm cache), wall-clock seconds, one process per run.
+
+    python benchmarks/bench_cold_start.py [--only play] [--games tienlen,tusac]
+
+The first run compiles the kernels the command needs (Numba ``cache=True`` writes them to
+``NUMBA_CACHE_DIR``, here a fresh temporary folder per command so that every command is
+measured cold); the second run loads them. Also prints the CLI's own overhead
+(``cardsim --help`` and ``cardsim games``).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CARDSIM = [sys.executable, "-m", "cardsim.cli.main"]
+
+
+def commands(games: list[str], work: Path) -> list[tuple[str, list[str]]]:
+    out = []
+    for game in games:
+        out.append((f"deal {game}", ["deal", game, "--deals", "20000", "--seed", "1", "--quiet"]))
+        n = "20" if game in ("loba", "continental") else "200"
+        out.append((f"play {game}", ["play", game, "--games", n, "--seed", "1", "--quiet"]))
+        out.append((f"play {game} search", ["play", game, "--games", "2", "--seed", "1", "--quiet",
+                                            "--policy", "0=search:4"]))
+        out.append((f"replay {game}", ["replay", game, "--seed", "1", "--index", "0"]))
+    out.append(("exact tienlen", ["exact", "tienlen"]))
+    return out
+
+
+def timed(args: list[str], cache: str) -> float:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    start = time.perf_counter()
+    proc = subprocess.run(CARDSIM + args, env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"cardsim {' '.join(args)} failed: {proc.stderr.strip()}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", default="tienlen,tusac,loba,continental")
+    parser.add_argument("--only", default="", help="run only commands whose label contains this text")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        overhead = [timed(["--help"], str(work / "h")), timed(["games"], str(work / "h"))]
+        print(f"CLI overhead: --help {overhead[0]:.2f} s, games {overhead[1]:.2f} s")
+        print(f"{'command':28s} {'first run (cold)':>17s} {'second run':>11s}")
+        for label, cmd in commands(args.games.split(","), work):
+            if args.only and args.only not in label:
+                continue
+            cache = str(work / label.replace(" ", "_"))
+            cold = timed(cmd, cache)
+            warm = timed(cmd, cache)
+            print(f"{label:28s} {cold:15.1f} s {warm:9.1f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,6 @@
+"""``python -m cardsim``: the command line."""
+import sys
+
+from cardsim.cli.main import main
+
+sys.exit(main())
