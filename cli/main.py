@@ -76,8 +76,10 @@ def parse_count(text: str, what: str) -> int:
 
 def parse_seed(text: Optional[str]) -> int:
     """A seed in 0..2**64-1 (decimal or 0x hex); a fresh random one when omitted."""
-    if text is None:
-        return secrets.randbelow(2**63)
+    if text is None:  # drawn: always said (also with --json / --quiet) so the run can be reproduced
+        seed = secrets.randbelow(2**63)
+        sys.stderr.write(f"cardsim: seed {seed} (drawn; pass --seed {seed} to reproduce)\n")
+        return seed
     try:
         seed = int(str(text).replace("_", ""), 0)
     except ValueError:
@@ -156,32 +158,35 @@ def print_plain_table(header, rows, right=()) -> None:
 
 
 class _LazyProgress:
-    """A rich progress bar on stderr that appears only once a run has taken > 1 s."""
+    """A rich progress bar on stderr, shown from the start of a run on a terminal
+    (spinner, chunks done, elapsed time, ETA); silent with --quiet or when stderr is not
+    a terminal. Until the first chunk is done it says that a first run compiles the
+    kernels (Numba caches them for later runs)."""
 
     def __init__(self, enabled: bool, description: str, total: int):
         from cardsim.simcore.runner import Stopwatch
 
-        self.enabled = enabled
+        self.enabled = enabled and stderr.is_terminal
         self.description = description
         self.total = total
         self.clock = Stopwatch()
         self.progress = None
         self.task_id = None
+        if self.enabled:
+            from rich.progress import (BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn,
+                                       TimeRemainingColumn)
 
-    def update(self, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        if self.progress is None:
-            if self.clock() < 1.0 or done >= total:
-                return
-            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-            self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
-                                     TextColumn("{task.completed:,}/{task.total:,} chunks"),
+            self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                                     TextColumn("{task.completed:,}/{task.total:,}"),
                                      TimeElapsedColumn(), TimeRemainingColumn(), console=stderr, transient=True)
             self.progress.start()
-            self.task_id = self.progress.add_task(self.description, total=total)
-        self.progress.update(self.task_id, completed=done)
+            self.task_id = self.progress.add_task(
+                f"{description} (first chunk; compiles on a first run)", total=total)
+
+    def update(self, done: int, total: int) -> None:
+        if self.progress is None:
+            return
+        self.progress.update(self.task_id, completed=done, total=total, description=self.description)
 
     def close(self) -> None:
         if self.progress is not None:
