@@ -1,12 +1,23 @@
 #!/usr/bin/env bash
-# Run every ready experiment spec and print its comparison table (the README's answers).
-# Usage: experiments/run_all.sh [--n N]   (extra options go to `cardsim experiment`)
+# Run the ready experiment specs and print their tables (the README's answers).
+# Usage: experiments/run_all.sh [PATTERN] [-- options for `cardsim experiment`]
+#   PATTERN: a glob of spec names (default: every spec except the strength_* ones,
+#   which run search players and take longer: experiments/run_all.sh 'strength_*').
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CARDSIM=${CARDSIM:-.venv/bin/cardsim}
+PATTERN=${1:-}
+[ $# -gt 0 ] && shift
+[ "${1:-}" = "--" ] && shift
 mkdir -p runs/experiments
 for spec in experiments/*.toml; do
   name=$(basename "$spec" .toml)
+  if [ -z "$PATTERN" ]; then
+    case "$name" in strength_*) continue ;; esac
+  else
+    # shellcheck disable=SC2254
+    case "$name" in $PATTERN) ;; *) continue ;; esac
+  fi
   echo "### $name"
   echo
   echo '```text'
