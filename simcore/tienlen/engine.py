@@ -180,7 +180,7 @@ def start_game(hands, first, prev_winner, prm, st, flags, meta, seat, log, log_o
     return nl
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def turn_options(st, prm, acls, amin):
     """The decision facing the player to move: ``(n_acl, can_pass, is_passed)`` with the
     allowed classes in ``acls[:n_acl], amin[:n_acl]``. ``is_passed``: the player already
@@ -201,7 +201,7 @@ def turn_options(st, prm, acls, amin):
     return n_acl, True, is_passed
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def has_decision(h, st, n_acl, is_passed, acls, amin, counts):
     """Whether the player to move decides (a passed player only with a playable bomb)."""
     if not is_passed:
@@ -209,7 +209,7 @@ def has_decision(h, st, n_acl, is_passed, acls, amin, counts):
     return n_acl > 0 and count_moves(h, n_acl, acls, amin, st[ST_REQ], counts) > 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def opponents_min(st, P, turn):
     """Fewest cards held by an opponent of ``turn`` still playing (99 if none)."""
     opp_min = 99
@@ -220,7 +220,7 @@ def opponents_min(st, P, turn):
     return opp_min
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_decision(st, hands, seat, turn, move, mcls, log, nl, log_on):
     """Apply ``turn``'s decision (``mcls < 0``: pass); returns the log rows used.
     Sets ``st[ST_DONE]`` when only one player holds cards."""
@@ -263,7 +263,7 @@ def apply_decision(st, hands, seat, turn, move, mcls, log, nl, log_on):
     return nl
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def advance_turn(st, P, log, nl, log_on):
     """Move the turn on; coming back to the last player to play ends the trick."""
     t = st[ST_TURN]
@@ -289,7 +289,7 @@ def advance_turn(st, P, log, nl, log_on):
             return nl
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def decide_and_apply(st, hands, P, seat, policy, move, mcls, is_passed, log, nl, log_on):
     """Apply a policy's decision and move the turn on. A repeated pass (a passed player
     offered a bomb under ``bombs_after_pass`` passes again) is a skipped turn, except
@@ -301,7 +301,7 @@ def decide_and_apply(st, hands, P, seat, policy, move, mcls, is_passed, log, nl,
     return nl
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run_turns(st, hands, prm, pol, rng, seat, log, nl, log_on, acls, amin, counts, cand, ccls, stop_seat):
     """Play turns until the game ends (``RUN_DONE``), ``stop_seat`` (>= 0) has a place
     (``RUN_STOPPED``) or a ``search`` seat must decide (``RUN_SEARCH``, nothing applied).

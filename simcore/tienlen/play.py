@@ -63,7 +63,8 @@ def play_dealt(hands, rng, srng, first, prev_winner, prm, pol, budgets, st, flag
         if outcome == RUN_DONE:
             break
         turn = st[ST_TURN]
-        move, mcls, srng = search_decision(st, hands, prm, budgets[turn], srng, acls, amin, counts, cand, ccls)
+        move, mcls, srng, used = search_decision(st, hands, prm, budgets[turn], srng, acls, amin, counts, cand,
+                                                 ccls)
         n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
         nl = decide_and_apply(st, hands, P, seat, POL_SEARCH, move, mcls, is_passed, log, nl, log_on)
     finish_game(st, hands, prm, meta, seat)

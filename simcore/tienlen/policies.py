@@ -57,7 +57,7 @@ _U48 = np.uint64(48)
 # heuristic
 # ----------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _units(h):
     """Approximate number of plays needed for the non-2 cards of ``h``."""
     ge1, ge2, ge3, eq4 = rank_planes(h)
@@ -82,14 +82,14 @@ def _units(h):
     return units
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _eval(h):
     ge1, ge2, ge3, eq4 = rank_planes(h)
     return (-10.0 * _units(h) + 3.0 * popcount(h >> _U48) + 6.0 * popcount(eq4 & _R3A)
             + 1.0 * popcount((h >> _U44) & _U15))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _canon(h, cls, min_top, req, cand, ccls, nc):
     """Append the lowest-suit play of each top rank of class ``cls`` (top >= min_top)."""
     if min_top >= 52:
@@ -125,7 +125,7 @@ def _canon(h, cls, min_top, req, cand, ccls, nc):
     return nc
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def heuristic_candidates(h, n_acl, acls, amin, req, cand, ccls):
     """The heuristic's canonical candidates (lowest-suit play of each class and top
     rank) into ``cand[:n], ccls[:n]``; returns ``n``."""
@@ -159,7 +159,7 @@ def pass_value(opp_min, heads_up):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_value(h, base, m, c, table_cls, opp_min):
     """The heuristic's value of playing ``m`` (class ``c``) from ``h`` (``base = _eval(h)``);
     ``GOES_OUT`` when it empties the hand."""
@@ -177,7 +177,7 @@ def play_value(h, base, m, c, table_cls, opp_min):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_heuristic(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up, cand, ccls):
     """The heuristic's play ``(mask, class)``; class -1 = pass."""
     nc = heuristic_candidates(h, n_acl, acls, amin, req, cand, ccls)
@@ -204,7 +204,7 @@ def choose_heuristic(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, he
 # random and greedy
 # ----------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose_random(h, n_acl, acls, amin, req, can_pass, counts, rng):
     """A uniform legal decision (plays in move order, then the pass)."""
     n_play = count_moves(h, n_acl, acls, amin, req, counts)
@@ -218,7 +218,7 @@ def choose_random(h, n_acl, acls, amin, req, can_pass, counts, rng):
     return _U0, -1, rng
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose_greedy(h, n_acl, acls, amin, req, table_cls, counts):
     """Lowest single on a lead; the lowest play of the table's class, else the lowest bomb."""
     if table_cls < 0:
@@ -238,7 +238,7 @@ def choose_greedy(h, n_acl, acls, amin, req, table_cls, counts):
 # dispatch
 # ----------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose(policy, h, n_acl, acls, amin, counts, req, can_pass, table_cls, opp_min, heads_up, rng, cand, ccls):
     """The decision of ``policy`` (a code of ``POLICIES``, not ``search``) for hand ``h``.
 

@@ -32,12 +32,13 @@ from numba import njit
 
 from cardsim.simcore.movelog import LOG_WIDTH
 from cardsim.simcore.rng import shuffle_prefix
-from cardsim.simcore.tienlen.engine import (N_SEAT, P_PLAYERS, P_SCORING, SCORING_PER_CARD, ST_ACTIVE, ST_FLOOR,
-                                            ST_NCARDS, ST_PLACE, ST_PLAYED, ST_REQ, ST_SIZE, ST_TABLE_CLS, ST_TURN,
-                                            decide_and_apply, opponents_min, run_turns, seat_points, turn_options)
-from cardsim.simcore.tienlen.moves import count_moves, unrank_move
-from cardsim.simcore.tienlen.policies import (GOES_OUT, POL_HEURISTIC, _eval, heuristic_candidates, pass_value,
-                                              play_value)
+from cardsim.simcore.tienlen.engine import (N_META, N_SEAT, P_PLAYERS, P_SCORING, RUN_DONE, SCORING_PER_CARD,
+                                            ST_ACTIVE, ST_FLOOR, ST_NCARDS, ST_PLACE, ST_PLAYED, ST_REQ, ST_SIZE,
+                                            ST_TABLE_CLS, ST_TURN, decide_and_apply, opponents_min, run_turns,
+                                            seat_points, start_game, turn_options)
+from cardsim.simcore.tienlen.moves import N_CLASSES, count_moves, unrank_move
+from cardsim.simcore.tienlen.policies import (GOES_OUT, POL_HEURISTIC, POL_SEARCH, _eval, heuristic_candidates,
+                                              pass_value, play_value)
 
 #: Plays evaluated at one decision (plus the pass); more legal plays are prefiltered.
 MAX_CANDIDATES = 10
@@ -126,11 +127,27 @@ def deal_world(st, P, me, hand, cards, world):
         world[o] = m
 
 
+@njit(cache=True, _nrt=False)
+def rollout(st, world, prm, pol, me, move, mcls, is_passed, st2, hands2, seat2, log, acls, amin, counts, cand, ccls,
+            stop):
+    """Apply ``me``'s decision in a copy of ``st`` with the hands ``world`` and let the
+    policies ``pol`` play on until ``stop`` has a place (or the end of the game when
+    ``stop < 0``). Returns ``(won, points)`` of ``me``."""
+    P = prm[P_PLAYERS]
+    for i in range(ST_SIZE):
+        st2[i] = st[i]
+    for i in range(8):
+        hands2[i] = world[i]
+    decide_and_apply(st2, hands2, P, seat2, POL_HEURISTIC, move, mcls, is_passed, log, 0, False)
+    run_turns(st2, hands2, prm, pol, _U0, seat2, log, 0, False, acls, amin, counts, cand, ccls, stop)
+    return st2[ST_PLACE + me] == 1, seat_points(st2, hands2, prm, me)
+
+
 @njit(cache=True)
 def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls):
-    """The search's decision for the seat to move: ``(mask, class, srng)`` (class -1 =
-    pass). Reads of ``hands`` only the mover's own hand. ``budget``: rollouts per
-    decision (``worlds x candidates``, at least one world)."""
+    """The search's decision for the seat to move: ``(mask, class, srng, rollouts)``
+    (class -1 = pass). Reads of ``hands`` only the mover's own hand. ``budget``:
+    rollouts per decision (``worlds x candidates``, at least one world)."""
     P = prm[P_PLAYERS]
     me = st[ST_TURN]
     h = hands[me]
@@ -142,7 +159,7 @@ def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls
     n = search_candidates(h, n_acl, acls, amin, counts, st[ST_REQ], can_pass, st[ST_TABLE_CLS], opp_min,
                           st[ST_ACTIVE] == 2, cand, ccls, out_m, out_c, out_v)
     if n == 1 or out_v[0] == GOES_OUT:
-        return out_m[0], out_c[0], srng
+        return out_m[0], out_c[0], srng, 0
     cards = np.zeros(52, np.int64)
     n_unseen = unseen_cards(st, h, cards)
     need = 0
@@ -163,15 +180,89 @@ def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls
         srng = shuffle_prefix(srng, cards[:n_unseen], need)
         deal_world(st, P, me, h, cards, world)
         for c in range(n):
-            st2[:] = st
-            hands2[:] = world
-            decide_and_apply(st2, hands2, P, seat2, POL_HEURISTIC, out_m[c], out_c[c], is_passed, log, 0, False)
-            run_turns(st2, hands2, prm, pol, _U0, seat2, log, 0, False, acls, amin, counts, cand, ccls, stop)
-            if st2[ST_PLACE + me] == 1:
-                wins[c] += 1
-            points[c] += seat_points(st2, hands2, prm, me)
+            won, pts = rollout(st, world, prm, pol, me, out_m[c], out_c[c], is_passed, st2, hands2, seat2, log, acls,
+                               amin, counts, cand, ccls, stop)
+            wins[c] += won
+            points[c] += pts
     best = 0
     for c in range(1, n):
         if wins[c] > wins[best] or (wins[c] == wins[best] and points[c] > points[best]):
             best = c
-    return out_m[best], out_c[best], srng
+    return out_m[best], out_c[best], srng, worlds * n
+
+
+# ----------------------------------------------------------------------------------
+# positions for tests and benchmarks
+# ----------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _position(given, first, prev_winner, prm, pol, budgets, seat, nth, srng, st, hands):
+    """Play from ``given`` hands until the ``nth`` (0-based) decision of ``seat`` (a
+    ``search`` seat; the search decides the earlier ones). Fills ``st``/``hands``;
+    returns whether the position was reached and the search stream's state there."""
+    P = prm[P_PLAYERS]
+    hands[:] = 0
+    hands[:given.shape[0]] = given
+    flags = np.zeros(8, np.int64)
+    meta = np.zeros(N_META, np.int16)
+    seat_stats = np.zeros((N_SEAT, P), np.int16)
+    log = np.zeros((1, LOG_WIDTH), np.int64)
+    acls = np.zeros(N_CLASSES, np.int64)
+    amin = np.zeros(N_CLASSES, np.int64)
+    counts = np.zeros(N_CLASSES, np.int64)
+    cand = np.zeros(512, np.uint64)
+    ccls = np.zeros(512, np.int64)
+    start_game(hands, first, prev_winner, prm, st, flags, meta, seat_stats, log, False)
+    k = 0
+    rng = _U0
+    while True:
+        outcome, rng, nl = run_turns(st, hands, prm, pol, rng, seat_stats, log, 0, False, acls, amin, counts, cand,
+                                     ccls, -1)
+        if outcome == RUN_DONE:
+            return False, srng
+        turn = st[ST_TURN]
+        if turn == seat:
+            if k == nth:
+                return True, srng
+            k += 1
+        move, mcls, srng, used = search_decision(st, hands, prm, budgets[turn], srng, acls, amin, counts, cand, ccls)
+        n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
+        decide_and_apply(st, hands, P, seat_stats, POL_SEARCH, move, mcls, is_passed, log, 0, False)
+
+
+@njit(cache=True)
+def _decide(st, hands, prm, budget, srng):
+    acls = np.zeros(N_CLASSES, np.int64)
+    amin = np.zeros(N_CLASSES, np.int64)
+    counts = np.zeros(N_CLASSES, np.int64)
+    cand = np.zeros(512, np.uint64)
+    ccls = np.zeros(512, np.int64)
+    return search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls)
+
+
+def search_position(hands, rules, policies, seat: int, nth: int, search_state: int = 0, first: bool = True,
+                    prev_winner: int = -1):
+    """The game state at the ``nth`` decision of ``seat`` (a ``search`` seat), playing
+    from ``hands`` (masks or card text) with ``policies``: ``(st, hands, search_state)``
+    as arrays (``st`` int64[ST_SIZE], ``hands`` uint64[8]), or ``None`` if the game
+    ends first."""
+    from cardsim.simcore.tienlen.cards import parse_cards
+    from cardsim.simcore.tienlen.play import _policy_arrays, kernel_params
+
+    given = np.array([parse_cards(h) if isinstance(h, str) else int(h) for h in hands], np.uint64)
+    pol, budgets = _policy_arrays(policies, rules.players)
+    st = np.zeros(ST_SIZE, np.int64)
+    out = np.zeros(8, np.uint64)
+    ok, srng = _position(given, bool(first), np.int64(prev_winner), kernel_params(rules), pol, budgets,
+                         np.int64(seat), np.int64(nth), np.uint64(search_state), st, out)
+    return (st, out, int(srng)) if ok else None
+
+
+def decide(st, hands, rules, budget: int, search_state: int):
+    """The search's decision at state ``(st, hands)``: ``(mask, class, rollouts)``
+    (class -1 = pass); the state is not changed."""
+    from cardsim.simcore.tienlen.play import kernel_params
+
+    move, mcls, _, used = _decide(st.copy(), hands.copy(), kernel_params(rules), np.int64(budget),
+                                  np.uint64(search_state))
+    return int(move), int(mcls), int(used)

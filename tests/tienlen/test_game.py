@@ -195,6 +195,10 @@ BATCHES = [
     ({"players": 4, "cards_per_player": 1, "chop_rules": "southern"}, ["greedy", "random", "heuristic", "random"], 200),
     ({"players": 3, "cards_per_player": 6, "bombs_after_pass": "all", "pass_resets": True},
      ["random", "random", "heuristic"], 300),
+    # search seats: every decision type (lead, follow or pass, a passed player's bomb)
+    ({"players": 3, "cards_per_player": 17, "chop_rules": "southern", "bombs_after_pass": "all",
+      "scoring": "per_card"}, ["search:8", "heuristic", "random"], 100),
+    ({"pass_resets": True, "bombs_after_pass": "four_pairs"}, ["search:8", "search:4", "heuristic", "random"], 80),
 ]
 
 

@@ -1,0 +1,97 @@
+"""Tiến Lên search policy speed: rollouts per second per core, time per decision, games/s.
+
+    .venv/bin/python benchmarks/bench_search_tienlen.py [--positions 300] [--games 400] [--budget 64]
+
+* Decisions: positions at every decision of seat 0 (``search`` at ``--budget``) in games
+  against three heuristic seats; each is searched once more and timed alone (1 thread).
+  Rollouts/s = rollouts made / time; time per decision over the searched decisions
+  (forced ones and plays that go out take no rollouts and are listed apart).
+* Games: one ``search`` seat at ``--budget`` against three heuristic seats,
+  ``play_chunk`` with 1 thread and with 2 threads (numba.set_num_threads), same games.
+Compile time is excluded (a warm-up call first).
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numba
+import numpy as np
+
+from cardsim.simcore.tienlen.play import deal_with_state, kernel_params, play_chunk
+from cardsim.simcore.tienlen.rules import TienLenRules
+from cardsim.simcore.tienlen.search import _decide, search_position
+
+
+def positions(rules, budget, wanted, seed=2024):
+    policies = [f"search:{budget}"] + ["heuristic"] * (rules.players - 1)
+    out = []
+    index = 0
+    while len(out) < wanted:
+        dealt, _ = deal_with_state(seed, index, rules.players, rules.cards_per_player)
+        nth = 0
+        while len(out) < wanted:
+            pos = search_position(dealt, rules, policies, 0, nth, search_state=index)
+            if pos is None:
+                break
+            out.append(pos)
+            nth += 1
+        index += 1
+    return out
+
+
+def time_decisions(rules, budget, pos):
+    prm = kernel_params(rules)
+    st, hands, srng = pos[0]
+    _decide(st.copy(), hands.copy(), prm, np.int64(budget), np.uint64(srng))  # compile / load cache
+    searched_time = 0.0
+    rollouts = 0
+    searched = 0
+    free = 0
+    for st, hands, srng in pos:
+        st, hands = st.copy(), hands.copy()
+        t = time.perf_counter()
+        used = _decide(st, hands, prm, np.int64(budget), np.uint64(srng))[3]
+        dt = time.perf_counter() - t
+        if used:
+            searched += 1
+            rollouts += used
+            searched_time += dt
+        else:
+            free += 1
+    return rollouts, searched_time, searched, free
+
+
+def games_rate(rules, budget, n, threads, seed=7):
+    numba.set_num_threads(threads)
+    pol = [f"search:{budget}"] + ["heuristic"] * (rules.players - 1)
+    play_chunk(seed, 0, 8, rules, pol)
+    t = time.perf_counter()
+    cols = play_chunk(seed, 0, n, rules, pol)
+    return n / (time.perf_counter() - t), cols
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--positions", type=int, default=300, help="decisions of seat 0 to time")
+    ap.add_argument("--games", type=int, default=400, help="games for the games/s figures")
+    ap.add_argument("--budget", type=int, default=64, help="rollouts per decision")
+    args = ap.parse_args()
+    rules = TienLenRules()
+    numba.set_num_threads(1)
+    pos = positions(rules, args.budget, args.positions)
+    rollouts, seconds, searched, free = time_decisions(rules, args.budget, pos)
+    print(f"Tiến Lên search, default rules, budget {args.budget}, 1 thread")
+    print(f"decisions timed: {searched} searched, {free} forced or going out (no rollouts)")
+    print(f"rollouts/s per core:            {rollouts / seconds:>12,.0f}")
+    print(f"time per searched decision:     {1e3 * seconds / searched:>12.3f} ms "
+          f"({rollouts / searched:.1f} rollouts each)")
+    one, cols_one = games_rate(rules, args.budget, args.games, 1)
+    two, cols_two = games_rate(rules, args.budget, args.games, min(2, numba.config.NUMBA_NUM_THREADS))
+    assert all(np.array_equal(cols_one[k], cols_two[k]) for k in cols_one)
+    print(f"games/s, 1 search seat, 1 thread: {one:>10,.1f}")
+    print(f"games/s, 1 search seat, 2 threads:{two:>10,.1f}  ({two / one:.2f}x)")
+
+
+if __name__ == "__main__":
+    main()
