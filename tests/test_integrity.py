@@ -149,7 +149,7 @@ def test_out_inside_a_dataset_is_refused(tmp_path, capsys, pristine):
     ds = tmp_path / "ds"
     shutil.copytree(pristine / "s1", ds)
     for inner in (ds / "sub", ds / "counts" / "sub"):
-        code, _, stderr = run(capsys, "deal", "tienlen", "--deals", 10, "--out", inner)
+        code, _, stderr = run(capsys, "deal", "tienlen", "--deals", 10, "--seed", 1, "--out", inner)
         assert code == 2
         one_line_error(stderr, "inside the cardsim dataset")
     assert verify(ds) == []
@@ -257,12 +257,13 @@ def test_hostile_input_exits_2(tmp_path, capsys, monkeypatch):
     latin = tmp_path / "latin.toml"
     latin.write_bytes(b'players = "\xff"\n')
     cases = [
-        (["deal", "tienlen", "--deals", "1e400"], "out of range"),
-        (["deal", "tienlen", "--deals", 10, "--rules", nested], "nested too deeply"),
-        (["deal", "tienlen", "--deals", 10, "--rules", latin], "not UTF-8"),
-        (["deal", "tienlen", "--deals", 10, "--rules", "/dev/zero"], "not a regular file"),
-        (["deal", "tienlen", "--deals", 10, "--out", "x" * 300], "too long"),
-        (["deal", "tienlen", "--deals", 10, "--backend", "dask", "--scheduler", "xx::yy"], "Dask scheduler"),
+        (["deal", "tienlen", "--deals", "1e400", "--seed", 1], "out of range"),
+        (["deal", "tienlen", "--deals", 10, "--seed", 1, "--rules", nested], "nested too deeply"),
+        (["deal", "tienlen", "--deals", 10, "--seed", 1, "--rules", latin], "not UTF-8"),
+        (["deal", "tienlen", "--deals", 10, "--seed", 1, "--rules", "/dev/zero"], "not a regular file"),
+        (["deal", "tienlen", "--deals", 10, "--seed", 1, "--out", "x" * 300], "too long"),
+        (["deal", "tienlen", "--deals", 10, "--seed", 1, "--backend", "dask", "--scheduler", "xx::yy"],
+         "Dask scheduler"),
         (["replay", "tienlen", "--seed", 1, "--game", 2**63], "--"),
         (["deal", "tienlen", "--deals", 10, "--seed", "9" * 100_000], "characters"),
     ]
