@@ -92,6 +92,29 @@ def test_resume_through_a_scheduler_with_a_relative_path(tmp_path, capsys, clust
     assert analysis.summary(client_dir / "rel").equals(analysis.summary(tmp_path / "straight"))
 
 
+def test_ctrl_c_of_a_client_of_a_remote_scheduler(tmp_path, capsys, cluster):
+    address, _ = cluster
+    out = tmp_path / "run"
+    args = ["deal", "tienlen", "--deals", 12_000_000, "--chunk-size", 500_000, "--seed", 4, "--quiet"]
+    proc = subprocess.Popen(_cli(*args, "--backend", "dask", "--scheduler", address, "--out", out), cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    parts = tmp_path / ".run.partial" / "counts"
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list(parts.glob("part-*.parquet")) if parts.exists() else []) < 2:
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert stderr.count("\n") == 1 and stderr.startswith("cardsim: interrupted;"), stderr
+    time.sleep(1.0)  # tasks already running on the workers may still finish their part
+    code, _, stderr = run(capsys, "resume", out, "--quiet")
+    assert code == 0, stderr
+    assert verify(out) == []
+    _straight(capsys, tmp_path / "straight", 12_000_000, 500_000, 4)
+    assert analysis.summary(out).equals(analysis.summary(tmp_path / "straight"))
+
+
 def test_worker_killed_mid_run_with_a_relative_out(tmp_path, capsys, cluster):
     address, workers = cluster
     client_dir = tmp_path / "client"
