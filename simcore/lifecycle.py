@@ -247,7 +247,12 @@ def reopen_run(out: Path) -> PartialRun:
     from cardsim.simcore.runner import RunConfig
 
     run = PartialRun.open(out)
-    RunConfig.from_manifest(run.manifest)  # validates game, task and rules before any work
+    config = RunConfig.from_manifest(run.manifest)  # validates game, task and rules before any work
+    derived = config.manifest()
+    for key in ("n_chunks", "tables"):  # what the chunk loop trusts must follow from the settings
+        if run.manifest.get(key) != derived[key]:
+            raise ConfigError(f"{run.dir / 'manifest.json'} is inconsistent ({key} does not match n, chunk_size and "
+                              "options): it was edited; start again with --overwrite")
     try:
         run.check_parts()
     except OSError as exc:

@@ -200,6 +200,12 @@ def test_edited_manifest_of_an_unfinished_run_is_detected(tmp_path, capsys):
     assert code == 2
     one_line_error(stderr, "manifest was edited")
     assert not out.exists() and (partial / "counts" / "part-000001.parquet").exists()
+    manifest["seed"] = 7
+    manifest["n_chunks"] = 2  # would commit 2,000 of 5,000 deals
+    (partial / "manifest.json").write_text(json.dumps(manifest))
+    code, _, stderr = run(capsys, "resume", out)
+    assert code == 2
+    one_line_error(stderr, "n_chunks", "edited")
 
 
 def test_parts_and_directories_are_fsynced(tmp_path, monkeypatch):
