@@ -166,7 +166,7 @@ def start_game(seed, index, prm, g_sizes, g_products, cur, deck, hands, table, d
     return state, mull
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def level_options(prm, lv, c, src, is_draw, claimant, hands, locked, okind, opts, orev):
     """The take decision at claim level ``lv`` (steal, keep or normal taker): ``(seat,
     options, allow_decline)``; seat -1 when the level does not apply."""
@@ -209,20 +209,29 @@ def advance(prm, pol, forced, stop_search, stop_after_claim, cur, deck, hands, t
     :func:`claim_case`).
     """
     P = prm[P_PLAYERS]
+    dead = prm[P_DEAD]
     stock_lo = stock_start(P)
+    # the cursor lives in locals while playing (written back once, at the end)
     nl = cur[C_NLOG]
+    phase = cur[C_PHASE]
+    lv = cur[C_LEVEL]
+    c = cur[C_CARD]
+    src = cur[C_SRC]
+    is_draw = cur[C_DRAW] != 0
+    who = cur[C_WHO]
+    how_last = cur[C_HOW]
+    n_stock = cur[C_NSTOCK]
+    turns = cur[C_TURNS]
     stopped = False
     while True:
-        ph = cur[C_PHASE]
-        if ph == PH_END:
+        if phase == PH_END:
             break
-        if ph == PH_DRAW:
+        if phase == PH_DRAW:
             if stop_after_claim:
                 break
-            n_stock = cur[C_NSTOCK]
-            if n_stock <= prm[P_DEAD]:
+            if n_stock <= dead:
                 nl = log_record(log, nl, log_on, LOG_END, -1, n_stock, 0, 0, 0)
-                cur[C_PHASE] = PH_END
+                phase = PH_END
                 break
             state, r = randbelow(state, n_stock)
             pos = stock_lo + r
@@ -230,19 +239,18 @@ def advance(prm, pol, forced, stop_search, stop_after_claim, cur, deck, hands, t
             deck[pos] = deck[stock_lo + n_stock - 1]
             deck[stock_lo + n_stock - 1] = drawn
             n_stock -= 1
-            cur[C_NSTOCK] = n_stock
-            cur[C_TURNS] += 1
-            cur[C_CARD] = drawn
-            cur[C_SRC] = cur[C_WHO]
-            cur[C_DRAW] = 1
-            cur[C_PHASE] = PH_CLAIM
-            cur[C_LEVEL] = LV_WIN
-            nl = log_record(log, nl, log_on, LOG_DRAW, cur[C_WHO], cur[C_CARD], n_stock, 0, 0)
+            turns += 1
+            c = np.int64(drawn)
+            src = who
+            is_draw = True
+            phase = PH_CLAIM
+            lv = LV_WIN
+            nl = log_record(log, nl, log_on, LOG_DRAW, src, c, n_stock, 0, 0)
             continue
-        if ph == PH_DISCARD:
+        if phase == PH_DISCARD:
             if stop_after_claim:
                 break
-            taker = cur[C_WHO]
+            taker = who
             if forced != NO_FORCE:
                 d = forced
                 forced = NO_FORCE
@@ -254,23 +262,19 @@ def advance(prm, pol, forced, stop_search, stop_after_claim, cur, deck, hands, t
                                   False, state, trash_tab, score_tab)
             if d < 0:
                 nl = log_record(log, nl, log_on, LOG_NODISCARD, taker, 0, 0, 0, 0)
-                cur[C_WHO] = (taker + 1) % P
-                cur[C_PHASE] = PH_DRAW
+                who = (taker + 1) % P
+                phase = PH_DRAW
                 continue
             hands[taker, d] -= 1
             discards[d] += 1
             nl = log_record(log, nl, log_on, LOG_DISCARD, taker, d, 0, 0, 0)
-            cur[C_CARD] = d
-            cur[C_SRC] = taker
-            cur[C_DRAW] = 0
-            cur[C_PHASE] = PH_CLAIM
-            cur[C_LEVEL] = LV_WIN
+            c = d
+            src = taker
+            is_draw = False
+            phase = PH_CLAIM
+            lv = LV_WIN
             continue
         # ---- PH_CLAIM: claims on the exposed card c (from src; drawn or discarded)
-        c = cur[C_CARD]
-        src = cur[C_SRC]
-        is_draw = cur[C_DRAW] != 0
-        lv = cur[C_LEVEL]
         normal = normal_taker(c, src, is_draw, prm)
         if lv == LV_WIN:
             w, nwin, ws = win_claim(c, src, is_draw, prm, hands, locked, exp_pts, trash_tab, score_tab, win_tab)
@@ -280,27 +284,27 @@ def advance(prm, pol, forced, stop_search, stop_after_claim, cur, deck, hands, t
                 if is_draw and w == src:
                     how = TAKE_DRAW  # the draw was counted already
                 else:
-                    cur[C_TURNS] += 1
+                    turns += 1
                     how = TAKE_EAT if w == normal else TAKE_STEAL
                     if how == TAKE_STEAL:
                         seat[S_WIN, w] += 1
                 nl = log_record(log, nl, log_on, LOG_CLAIM, w, c, 1, nwin, 0)
                 cur[C_WINNER] = w
                 cur[C_WTAKE] = how
-                cur[C_HOW] = how
                 cur[C_WSCORE] = ws + exp_pts[w]
                 cur[C_WCARD] = c
                 cur[C_NWIN] = nwin
-                cur[C_PHASE] = PH_END
+                how_last = how
+                phase = PH_END
                 break
-            cur[C_LEVEL] = LV_STEAL
-            cur[C_WHO] = steal_claimant(c, src, is_draw, prm, hands, locked)
+            lv = LV_STEAL
+            who = steal_claimant(c, src, is_draw, prm, hands, locked)
             continue
-        d, n, allow = level_options(prm, lv, c, src, is_draw, cur[C_WHO], hands, locked, okind, opts, orev)
+        d, n, allow = level_options(prm, lv, c, src, is_draw, who, hands, locked, okind, opts, orev)
         if d < 0:
-            cur[C_LEVEL] = lv + 1
+            lv += 1
             continue
-        cur[C_WHO] = d
+        who = d
         if forced != NO_FORCE:
             ch = forced
             forced = NO_FORCE
@@ -326,30 +330,39 @@ def advance(prm, pol, forced, stop_search, stop_after_claim, cur, deck, hands, t
             if not is_draw and lv != LV_KEEP:
                 discards[c] -= 1
             if how != TAKE_DRAW:
-                cur[C_TURNS] += 1
+                turns += 1
             lay_meld(d, c, ch, okind, opts, orev, hands, table, exp_pts, exp_kinds)
             nl = log_record(log, nl, log_on, LOG_MELD, d, c, okind[ch], rev_code(orev, ch), 0)
-            cur[C_HOW] = how
-            cur[C_PHASE] = PH_DISCARD
+            how_last = how
+            phase = PH_DISCARD
             continue
         if lv != LV_NORMAL:
-            cur[C_LEVEL] = lv + 1
+            lv += 1
             continue
-        cur[C_HOW] = -1
+        how_last = -1
         nl = log_record(log, nl, log_on, LOG_PASS, normal, c, 0, 0, 0)
         if is_draw:
             # the drawn card is discarded as is (by the drawer, or, under taiwanese, left by the next player)
             discards[c] += 1
             nl = log_record(log, nl, log_on, LOG_DISCARD, src, c, 1, 0, 0)
         if is_draw and normal == src:
-            cur[C_DRAW] = 0  # exposed again as the drawer's discard: claims again
-            cur[C_LEVEL] = LV_WIN
+            is_draw = False  # exposed again as the drawer's discard: claims again
+            lv = LV_WIN
             if stop_after_claim:
                 break
             continue
-        cur[C_WHO] = normal
-        cur[C_PHASE] = PH_DRAW
+        who = normal
+        phase = PH_DRAW
     cur[C_NLOG] = nl
+    cur[C_PHASE] = phase
+    cur[C_LEVEL] = lv
+    cur[C_CARD] = c
+    cur[C_SRC] = src
+    cur[C_DRAW] = 1 if is_draw else 0
+    cur[C_WHO] = who
+    cur[C_HOW] = how_last
+    cur[C_NSTOCK] = n_stock
+    cur[C_TURNS] = turns
     return state, stopped
 
 

@@ -127,7 +127,7 @@ def take_value(h, locked, i, opts, orev, trash_tab, score_tab):
     return -HEUR_TRASH * t2 + s2 + opts[i]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def random_choose(kind, h, locked, nopt, okind, opts, orev, allow_decline, state):
     """Uniform among the legal choices. Returns ``(choice, state)``."""
     if kind == DEC_TAKE:
@@ -152,7 +152,7 @@ def random_choose(kind, h, locked, nopt, okind, opts, orev, allow_decline, state
     return -1, state
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def heuristic_choose(kind, h, locked, nopt, okind, opts, orev, allow_decline, state, trash_tab, score_tab):
     """The heuristic's choice (see the module docstring). Returns ``(choice, state)``."""
     if kind == DEC_DISCARD:
@@ -170,7 +170,7 @@ def heuristic_choose(kind, h, locked, nopt, okind, opts, orev, allow_decline, st
     return best, state
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose(pol, kind, h, locked, nopt, okind, opts, orev, allow_decline, state, trash_tab, score_tab):
     """The one dispatch from the engine to a policy: ``(choice, state)`` of policy ``pol``.
 
