@@ -177,6 +177,19 @@ def test_every_game_conserves_cards_and_lays_legal_melds(settings):
         assert wins > 0
 
 
+@pytest.mark.parametrize("settings", CONFIGS)
+def test_games_with_search_seats_conserve_cards_and_lay_legal_melds(settings):
+    rules = rules_of(settings)
+    pol = ["search:6", "random"] + ["heuristic", "search:3"][:rules.players - 2]
+    n = 12
+    cols, log, nlog, fin = play_logged(3, 2000, n, rules, pol)
+    for i in range(n):
+        check_game(rules, {k: int(v[i]) for k, v in cols.items()}, log[i, :nlog[i]], fin[i])
+    again = play_chunk(3, 2000, n, rules, pol)
+    for k, v in cols.items():
+        assert (again[k] == v).all(), k
+
+
 def test_mulligans_redeal_and_count():
     on = play_chunk(9, 0, 2000, rules_of({}), "heuristic")
     off = play_chunk(9, 0, 2000, rules_of({"mulligan": False}), "heuristic")
