@@ -53,7 +53,7 @@ from cardsim.simcore.tienlen.rules import TienLenRules
 # kernel parameters (int64 vector), generated from the rules class
 PARAMS = param_layout(
     TienLenRules,
-    ("players", "cards_per_player", "instant_wins", "chop_rules", "bombs_after_pass", "pass_resets",
+    ("players", "cards_per_player", "instant_wins", "chop_rules", "chop_length", "bombs_after_pass", "pass_resets",
      "three_spades_alone", "scoring"),
     ("games_per_match", "black_mask"),
 )
@@ -61,6 +61,7 @@ P_PLAYERS = PARAMS["players"]
 P_CARDS = PARAMS["cards_per_player"]
 P_INSTANT = PARAMS["instant_wins"]
 P_CHOP = PARAMS["chop_rules"]
+P_CHOP_LEN = PARAMS["chop_length"]
 P_BAP = PARAMS["bombs_after_pass"]
 P_RESETS = PARAMS["pass_resets"]
 P_ALONE = PARAMS["three_spades_alone"]
@@ -77,10 +78,10 @@ ST_PLACE = 24  # + seat: place (0 while playing)
 ST_SIZE = 32
 
 # per-game columns (int16 vector meta[N_META])
-M_LEADER, M_THREE, M_KIND, M_WINNER, M_TRICKS, M_PLAYS = range(6)
-N_META = 6
-META_NAMES = ("leader", "three_spades_seat", "instant_kind", "instant_winner", "tricks", "plays")
-META_DTYPES = (np.int8, np.int8, np.int8, np.int8, np.int16, np.int16)
+M_LEADER, M_THREE, M_KIND, M_WINNER, M_TRICKS, M_PLAYS, M_GAME_WINNER = range(7)
+N_META = 7
+META_NAMES = ("leader", "three_spades_seat", "instant_kind", "instant_winner", "tricks", "plays", "winner")
+META_DTYPES = (np.int8, np.int8, np.int8, np.int8, np.int16, np.int16, np.int8)
 # per-seat columns (int16 matrix seat[N_SEAT, players])
 (S_PLACE, S_POINTS, S_LEFT, S_TWOS, S_BOMBS_DEALT, S_PLAYS, S_PASSES, S_BOMBS_PLAYED,
  S_CHOPS, S_TWOS_CHOPPED) = range(10)
@@ -190,14 +191,14 @@ def turn_options(st, prm, acls, amin):
     bap = prm[P_BAP]
     table_cls = st[ST_TABLE_CLS]
     if table_cls < 0:
-        n_acl = allowed_classes(-1, -1, chop, False, bap, acls, amin)
+        n_acl = allowed_classes(-1, -1, chop, False, bap, acls, amin, prm[P_CHOP_LEN])
         if st[ST_REQ] >= 0 and prm[P_ALONE] != 0:
             n_acl = 1  # class 0 = single
         return n_acl, False, False
     is_passed = prm[P_RESETS] == 0 and ((st[ST_PASSED] >> st[ST_TURN]) & 1) != 0
     if is_passed and bap == 0:
         return 0, True, True
-    n_acl = allowed_classes(table_cls, st[ST_TABLE_TOP], chop, is_passed, bap, acls, amin)
+    n_acl = allowed_classes(table_cls, st[ST_TABLE_TOP], chop, is_passed, bap, acls, amin, prm[P_CHOP_LEN])
     return n_acl, True, is_passed
 
 
@@ -356,3 +357,4 @@ def finish_game(st, hands, prm, meta, seat):
         seat[S_POINTS, s] = seat_points(st, hands, prm, s)
     meta[M_TRICKS] = st[ST_TRICKS]
     meta[M_PLAYS] = st[ST_PLAYS]
+    meta[M_GAME_WINNER] = st[ST_WINNER]

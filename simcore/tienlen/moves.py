@@ -22,9 +22,10 @@ plays sorted by ``(class id, mask as an integer)``, then the pass (when allowed)
 
 Bomb ladders (the spec's ``chop_rules``), besides "same class, higher top card":
 
-* ``seed`` (0): a single 2 may be beaten by a four of a kind or a 3-pair double
-  sequence; a pair of 2s by a 4-pair double sequence; three 2s by a 5-pair double
-  sequence.
+* ``seed`` (0): a single 2 may be beaten by a four of a kind or a double sequence of 3
+  pairs; a pair of 2s by a double sequence of 4 pairs; three 2s by one of 5 pairs --
+  "or more" pairs with ``chop_length = at_least`` (0, the seed), exactly that many with
+  ``exact`` (1).
 * ``southern`` (1): a four of a kind beats a single 2, a pair of 2s and any 3-pair
   double sequence (and lower fours); a 4-pair double sequence beats fours, 3-pair
   double sequences, a single 2 and a pair of 2s; a 3-pair double sequence still beats a
@@ -49,6 +50,7 @@ CLS_SINGLE, CLS_PAIR, CLS_TRIPLE, CLS_FOUR = 0, 1, 2, 3
 CLS_SEQ3 = 4
 CLS_DSEQ3, CLS_DSEQ4, CLS_DSEQ5 = 14, 15, 16
 CHOP_SEED, CHOP_SOUTHERN = 0, 1
+CHOP_AT_LEAST, CHOP_EXACT = 0, 1
 BAP_NONE, BAP_ALL, BAP_FOUR_PAIRS = 0, 1, 2
 
 _R3A = np.uint64(0x111111111111)  # unit bit of ranks 3..A (no 2s)
@@ -275,11 +277,12 @@ def _push(acls, amin, n, cls, min_top):
 
 
 @njit(cache=True, _nrt=False)
-def allowed_classes(table_cls, table_top, chop, passed, bap, acls, amin):
+def allowed_classes(table_cls, table_top, chop, passed, bap, acls, amin, chop_len):
     """Fill ``acls[:n], amin[:n]`` (int64 scratch of length >= 24) with the classes a
     player may play and their minimum top card; returns ``n``. ``table_cls < 0``: a
     lead (every class, no minimum). ``passed``: the player already passed this trick
     (only bombs allowed by ``bap`` remain; pass ``False`` under ``pass_resets``).
+    ``chop_len``: ``CHOP_AT_LEAST`` or ``CHOP_EXACT`` (seed ladder only).
     Classes come out in ascending id order."""
     if table_cls < 0:
         for c in range(N_CLASSES):
@@ -289,14 +292,13 @@ def allowed_classes(table_cls, table_top, chop, passed, bap, acls, amin):
     two = (table_top >> 2) == 12
     n = _push(acls, amin, 0, table_cls, table_top + 1)
     if chop == CHOP_SEED:
-        if two:
+        if two and table_cls <= CLS_TRIPLE:
             if table_cls == CLS_SINGLE:
                 n = _push(acls, amin, n, CLS_FOUR, 0)
-                n = _push(acls, amin, n, CLS_DSEQ3, 0)
-            elif table_cls == CLS_PAIR:
-                n = _push(acls, amin, n, CLS_DSEQ4, 0)
-            elif table_cls == CLS_TRIPLE:
-                n = _push(acls, amin, n, CLS_DSEQ5, 0)
+            shortest = CLS_DSEQ3 + table_cls  # 3, 4, 5 pairs on one, two, three 2s
+            longest = N_CLASSES - 1 if chop_len == CHOP_AT_LEAST else shortest
+            for c in range(shortest, longest + 1):
+                n = _push(acls, amin, n, c, 0)
     else:
         if table_cls == CLS_SINGLE and two:
             n = _push(acls, amin, n, CLS_FOUR, 0)
@@ -363,7 +365,7 @@ def unrank_move(hand, n_acl, acls, amin, req, counts, idx):
 
 
 @njit(cache=True)
-def legal_moves(hand, table_cls, table_top, chop, passed, bap, req, alone):
+def legal_moves(hand, table_cls, table_top, chop, passed, bap, req, alone, chop_len):
     """All legal plays (no pass) in move order: ``(masks uint64[n], classes int64[n])``.
 
     For tests and tools; the game kernel counts and unranks instead. ``req``: card the
@@ -373,7 +375,7 @@ def legal_moves(hand, table_cls, table_top, chop, passed, bap, req, alone):
     acls = np.zeros(N_CLASSES, np.int64)
     amin = np.zeros(N_CLASSES, np.int64)
     counts = np.zeros(N_CLASSES, np.int64)
-    n_acl = allowed_classes(table_cls, table_top, chop, passed, bap, acls, amin)
+    n_acl = allowed_classes(table_cls, table_top, chop, passed, bap, acls, amin, chop_len)
     if req >= 0 and alone:
         n_acl = 1  # class 0 = single
     total = count_moves(hand, n_acl, acls, amin, req, counts)

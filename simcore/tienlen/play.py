@@ -12,9 +12,11 @@ Output columns of :func:`play_chunk` (one row per game)
 -------------------------------------------------------
 ``game`` int64, ``match`` int64, ``leader`` int8 (seat that led the first trick; for
 an instant win the seat that would have led), ``three_spades_seat`` int8 (-1 if the 3♠
-was not dealt), ``instant_kind`` int8 (index into ``INSTANT_WIN_KINDS``, -1 none),
-``instant_winner`` int8 (-1 none), ``tricks`` int16 (tricks led), ``plays`` int16
-(total plays, passes excluded), and for each seat ``s < players``:
+was not dealt), ``instant_kind`` int8 (index into ``INSTANT_WIN_KINDS``, -1 none; the ``games`` table
+stores the name, see :mod:`.tasks`),
+``instant_winner`` int8 (-1 none), ``tricks`` int16 (tricks led; 0 for an instant
+win), ``plays`` int16 (total plays, passes excluded), ``winner`` int8 (the seat in 1st
+place, instant winners included), and for each seat ``s < players``:
 ``place_s`` int8 (1 = first out), ``points_s`` int16, ``cards_left_s`` int8 (at the
 end), ``twos_dealt_s`` int8, ``bombs_dealt_s`` int8 (ranks dealt as four of a kind plus
 maximal runs of >= 3 consecutive ranks 3..A with >= 2 cards each, i.e. places a

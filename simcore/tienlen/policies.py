@@ -83,10 +83,17 @@ def _units(h):
 
 
 @njit(cache=True, _nrt=False)
-def _eval(h):
+def _eval_units(h, units):
+    """:func:`_eval` of ``h`` given ``units = _units(h)``."""
     ge1, ge2, ge3, eq4 = rank_planes(h)
-    return (-10.0 * _units(h) + 3.0 * popcount(h >> _U48) + 6.0 * popcount(eq4 & _R3A)
+    return (-10.0 * units + 3.0 * popcount(h >> _U48) + 6.0 * popcount(eq4 & _R3A)
             + 1.0 * popcount((h >> _U44) & _U15))
+
+
+@njit(cache=True, _nrt=False)
+def _eval(h):
+    """The heuristic's value of holding ``h``."""
+    return _eval_units(h, _units(h))
 
 
 @njit(cache=True, _nrt=False)
@@ -167,10 +174,11 @@ def play_value(h, base, m, c, table_cls, opp_min):
     if after == _U0:
         return GOES_OUT
     top = highest_bit(m) >> 2
-    v = _eval(after) - base - 0.4 * top + 0.3 * popcount(m)
+    units = _units(after)
+    v = _eval_units(after, units) - base - 0.4 * top + 0.3 * popcount(m)
     if table_cls >= 0 and c != table_cls:
         v += 6.0  # a chop wins the control and costs the victim a 2
-    if (top == 12 or is_bomb_class(c)) and _units(after) <= 1:
+    if (top == 12 or is_bomb_class(c)) and units <= 1:
         v += 15.0  # control needed to go out
     if table_cls < 0 and opp_min <= 1 and c == CLS_SINGLE:
         v -= 2.0 * (12 - top)  # do not feed a player on one card

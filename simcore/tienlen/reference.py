@@ -58,8 +58,11 @@ def is_bomb(cls: int) -> bool:
     return cls == FOUR or cls >= DSEQ3
 
 
-def beats(play, table, chop_rules: str = "seed") -> bool:
-    """Does combination ``play = (cls, top)`` beat ``table = (cls, top)`` (``None``: lead)?"""
+def beats(play, table, chop_rules: str = "seed", chop_length: str = "at_least") -> bool:
+    """Does combination ``play = (cls, top)`` beat ``table = (cls, top)`` (``None``: lead)?
+
+    ``chop_length``: under the seed ladder, 3/4/5 pairs "or more" (``at_least``) or
+    exactly (``exact``) chop one/two/three 2s."""
     if table is None:
         return True
     pc, pt = play
@@ -68,9 +71,13 @@ def beats(play, table, chop_rules: str = "seed") -> bool:
         return pt > tt  # same type and length, higher top card (four 2s: nothing is higher)
     table_twos = tt // 4 == 12 and tc in (SINGLE, PAIR, TRIPLE)
     if chop_rules == "seed":
-        return table_twos and ((tc == SINGLE and pc in (FOUR, DSEQ3))
-                               or (tc == PAIR and pc == DSEQ4)
-                               or (tc == TRIPLE and pc == DSEQ5))
+        if not table_twos:
+            return False
+        if tc == SINGLE and pc == FOUR:
+            return True
+        pairs_needed = {SINGLE: 3, PAIR: 4, TRIPLE: 5}[tc]
+        pairs = pc - DSEQ3 + 3 if pc >= DSEQ3 else 0
+        return pairs == pairs_needed or (chop_length == "at_least" and pairs > pairs_needed)
     # southern
     if pc == FOUR:
         return (table_twos and tc in (SINGLE, PAIR)) or tc == DSEQ3
@@ -82,7 +89,7 @@ def beats(play, table, chop_rules: str = "seed") -> bool:
 
 
 def is_legal(hand: int, play: int, table, *, chop_rules="seed", passed=False,
-             bombs_after_pass="none", required=-1, alone=False) -> bool:
+             bombs_after_pass="none", required=-1, alone=False, chop_length="at_least") -> bool:
     """Is the non-empty card set ``play`` a legal play from ``hand``?
 
     ``table``: ``(cls, top)`` of the play to beat, or ``None`` on a lead. ``passed``: the
@@ -106,7 +113,7 @@ def is_legal(hand: int, play: int, table, *, chop_rules="seed", passed=False,
             return False
         if bombs_after_pass == "four_pairs" and c[0] != DSEQ4:
             return False
-    return beats(c, table, chop_rules)
+    return beats(c, table, chop_rules, chop_length)
 
 
 def all_combos(hand: int) -> set[int]:
@@ -217,12 +224,14 @@ def play_game(seed: int, index: int, rules, first: bool, prev_winner: int) -> di
     while True:
         hand = hands[turn]
         if table is None:
-            moves = legal_moves(hand, None, chop_rules=rules.chop_rules, required=required,
+            moves = legal_moves(hand, None, chop_rules=rules.chop_rules, chop_length=rules.chop_length,
+                                required=required,
                                 alone=rules.three_spades_alone)
             can_pass = False
         else:
             is_passed = turn in passed and not rules.pass_resets
-            moves = legal_moves(hand, table, chop_rules=rules.chop_rules, passed=is_passed,
+            moves = legal_moves(hand, table, chop_rules=rules.chop_rules, chop_length=rules.chop_length,
+                                passed=is_passed,
                                 bombs_after_pass=rules.bombs_after_pass)
             can_pass = True
             if is_passed and not moves:

@@ -17,6 +17,9 @@ INSTANT_WIN_KINDS = (
 )
 
 CHOP_RULES = ("seed", "southern")
+#: Double-sequence lengths that chop 2s under the seed ladder: 3 / 4 / 5 pairs "or more"
+#: (the seed) or exactly (an older reading).
+CHOP_LENGTHS = ("at_least", "exact")
 BOMBS_AFTER_PASS = ("none", "all", "four_pairs")
 SCORING = ("3-2-1-0", "4-3-2-1", "per_card")
 #: Suit orders, lowest first (S ♠, C ♣, D ♦, H ♥); the spec's default is SCDH.
@@ -31,6 +34,7 @@ class TienLenRules(Rules):
     cards_per_player: int = 13
     instant_wins: tuple[str, ...] = ("dragon", "four_twos")
     chop_rules: str = "seed"
+    chop_length: str = "at_least"
     bombs_after_pass: str = "none"
     pass_resets: bool = False
     three_spades_alone: bool = False
@@ -48,6 +52,9 @@ class TienLenRules(Rules):
             choices=INSTANT_WIN_KINDS,
         ),
         "chop_rules": Switch("choice", "bomb ladder: seed (spec default) or southern", choices=CHOP_RULES),
+        "chop_length": Switch(
+            "choice", "seed ladder: a double sequence of 3/4/5 pairs or more (at_least, the seed's 'o más') "
+            "or of exactly 3/4/5 pairs (exact) chops one/two/three 2s", choices=CHOP_LENGTHS),
         "bombs_after_pass": Switch(
             "choice", "which bombs a player who passed this trick may still play", choices=BOMBS_AFTER_PASS
         ),

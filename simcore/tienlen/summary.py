@@ -10,7 +10,8 @@ from cardsim.simcore.summarize import SummaryAccumulator, seat_columns
 
 def play_summary(dataset: Dataset) -> pd.DataFrame:
     """Win rate and points by seat and policy, 3♠ holder vs the rest, win rate by 2s
-    dealt, instant wins and game length, each with a 95% interval."""
+    dealt, instant wins, and game length over the games played out (instant wins are
+    counted apart), each with a 95% interval."""
     players = dataset.meta["rules"]["players"]
     policies = dataset.meta["options"]["policies"]
     acc = SummaryAccumulator()
@@ -37,9 +38,11 @@ def play_summary(dataset: Dataset) -> pd.DataFrame:
         for k in range(5):
             hits = [wins[s][df[f"twos_dealt_{s}"].to_numpy() == k] for s in range(players)]
             acc.rate("win_rate", f"{k} twos dealt", np.concatenate(hits))
-        acc.rate("instant_win", "any seat", df["instant_winner"].to_numpy() >= 0)
-        acc.mean("tricks", "per game", df["tricks"])
-        acc.mean("plays", "per game", df["plays"])
+        instant = df["instant_winner"].to_numpy() >= 0
+        acc.rate("instant_win", "any seat", instant)
+        # an instant win has no tricks: the length of a game is over the games played out
+        acc.mean("tricks", "per played game", df["tricks"][~instant])
+        acc.mean("plays", "per played game", df["plays"][~instant])
         acc.mean("bombs_played", "per game", sum(df[f"bombs_played_{s}"].astype(float) for s in range(players)))
         acc.mean("twos_chopped", "per game", sum(df[f"twos_chopped_{s}"].astype(float) for s in range(players)))
     return acc.table()

@@ -22,6 +22,13 @@ def reported_events(rules: TienLenRules) -> list[str]:
     return [e for e in kernel.EVENTS if e not in disabled]
 
 
+def instant_kind_names(codes) -> pa.Array:
+    """Instant-win kind codes (-1 none) as a dictionary-encoded string column (``none`` or
+    a name of ``INSTANT_WIN_KINDS``), as in the deal task's ``per_deal`` table."""
+    names = np.array(["none", *INSTANT_WIN_KINDS])
+    return pa.array(names[np.asarray(codes, np.int64) + 1]).dictionary_encode()
+
+
 class DealTask(DealTaskBase):
     rules_cls = TienLenRules
     game = "tienlen"
@@ -39,12 +46,11 @@ class DealTask(DealTaskBase):
         if config.options.get("per_deal"):
             hands, winner, kind = kernel.deal_rows(config.seed, start, count, players, rules.cards_per_player,
                                                    rules.instant_win_mask(), rules.black_mask())
-            names = np.array(["none", *INSTANT_WIN_KINDS])
             columns = {"deal": pa.array(np.arange(start, start + count, dtype=np.int64))}
             for s in range(players):
                 columns[f"hand_{s}"] = pa.array(hands[:, s])
             columns["instant_winner"] = pa.array(winner)
-            columns["instant_kind"] = pa.array(names[kind.astype(np.int64) + 1]).dictionary_encode()
+            columns["instant_kind"] = instant_kind_names(kind)
             tables["per_deal"] = pa.table(columns)
         return tables
 
@@ -76,6 +82,7 @@ class PlayTask(PlayTaskBase):
         start, count = config.chunk_range(chunk_id)
         columns = play_chunk(config.seed, start, count, config.rules, list(config.options["policies"]),
                              config.options["games_per_match"])
+        columns["instant_kind"] = instant_kind_names(columns["instant_kind"])
         return {"games": pa.table(columns)}
 
     def replay(self, seed: int, index: int, rules: TienLenRules, options: Mapping[str, Any]) -> list[str]:

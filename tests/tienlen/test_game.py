@@ -18,6 +18,7 @@ CONFIGS = [
     ({"players": 2, "pass_resets": True, "three_spades_alone": True, "scoring": "4-3-2-1"}, "random"),
     ({"bombs_after_pass": "four_pairs", "instant_wins": "all"}, "random"),
     ({"players": 2, "cards_per_player": 20, "instant_wins": "none", "chop_rules": "southern"}, "random"),
+    ({"players": 2, "cards_per_player": 24, "instant_wins": "none", "chop_length": "exact"}, "random"),
     ({"players": 3, "pass_resets": True, "bombs_after_pass": "all", "chop_rules": "southern"}, "random"),
 ]
 
@@ -76,6 +77,7 @@ def check_game(rules, row, log, first_game, stats):
     assert (row["instant_winner"], row["instant_kind"]) == expected
     places = [row[f"place_{s}"] for s in range(P)]
     assert sorted(places) == list(range(1, P + 1))
+    assert row["winner"] == places.index(1)
     plays = [0] * P
     passes = [0] * P
     bombs = [0] * P
@@ -139,7 +141,8 @@ def check_game(rules, row, log, first_game, stats):
                 since_play.add(seat)
                 continue
             assert kind == LOG_PLAY
-            assert ref.is_legal(hands[seat], mask, table, chop_rules=rules.chop_rules, passed=is_passed,
+            assert ref.is_legal(hands[seat], mask, table, chop_rules=rules.chop_rules,
+                                chop_length=rules.chop_length, passed=is_passed,
                                 bombs_after_pass=rules.bombs_after_pass, required=required,
                                 alone=rules.three_spades_alone)
             if required >= 0:
@@ -238,8 +241,9 @@ def test_column_names_and_dtypes():
             assert cols[f"{k}_{s}"].dtype == np.int8
         for k in ("points", "plays", "passes", "bombs_played", "chops", "twos_chopped"):
             assert cols[f"{k}_{s}"].dtype == np.int16
+    assert cols["winner"].dtype == np.int8
     assert "place_3" not in cols
-    assert len(cols) == 2 + 6 + 10 * 3
+    assert len(cols) == 2 + 7 + 10 * 3
 
 
 def test_deterministic_across_chunks_blocks_and_threads():

@@ -9,19 +9,22 @@ from cardsim.simcore.tienlen.cards import parse_cards
 from cardsim.simcore.tienlen.moves import CLS_DSEQ3, CLS_SINGLE, CLS_TRIPLE, classify, legal_moves
 
 CHOPS = {"seed": 0, "southern": 1}
+CHOP_LENGTHS = {"at_least": 0, "exact": 1}
 BAPS = {"none": 0, "all": 1, "four_pairs": 2}
 
 
-def kernel_moves(hand, table=None, chop="seed", passed=False, bap="none", req=-1, alone=False):
+def kernel_moves(hand, table=None, chop="seed", passed=False, bap="none", req=-1, alone=False, length="at_least"):
     cls, top = table if table is not None else (-1, -1)
-    masks, classes = legal_moves(np.uint64(hand), cls, top, CHOPS[chop], passed, BAPS[bap], req, alone)
+    masks, classes = legal_moves(np.uint64(hand), cls, top, CHOPS[chop], passed, BAPS[bap], req, alone,
+                                 CHOP_LENGTHS[length])
     for m, c in zip(masks, classes):
         assert classify(m) == c
     return [int(m) for m in masks]
 
 
-def reference_moves(combos, hand, table=None, chop="seed", passed=False, bap="none", req=-1, alone=False):
-    kw = dict(chop_rules=chop, passed=passed, bombs_after_pass=bap, required=req, alone=alone)
+def reference_moves(combos, hand, table=None, chop="seed", passed=False, bap="none", req=-1, alone=False,
+                    length="at_least"):
+    kw = dict(chop_rules=chop, passed=passed, bombs_after_pass=bap, required=req, alone=alone, chop_length=length)
     return sorted((m for m in combos if ref.is_legal(hand, m, table, **kw)), key=ref.move_key)
 
 
@@ -67,7 +70,8 @@ def test_generator_matches_reference_on_random_positions():
         positions.append(dict(req=low, alone=True))
         for _ in range(6):
             positions.append(dict(table=random_table(rng), chop=rng.choice(["seed", "southern"]),
-                                  passed=rng.random() < 0.3, bap=rng.choice(list(BAPS))))
+                                  passed=rng.random() < 0.3, bap=rng.choice(list(BAPS)),
+                                  length=rng.choice(list(CHOP_LENGTHS))))
         for pos in positions:
             got = kernel_moves(hand, **pos)
             want = reference_moves(combos, hand, **pos)
@@ -124,12 +128,18 @@ def test_single_two_is_chopped_by_four_and_three_pairs(chop):
     assert not has(moves, "2C")
 
 
-def test_seed_ladder():
-    assert plays(f"{FOUR} {DSEQ3}", "2S 2H") == set()  # a pair of 2s needs four pairs
-    assert has(plays(DSEQ4, "2S 2H"), DSEQ4)
-    assert has(plays(DSEQ4, "2S"), DSEQ4) is False
-    assert plays(f"{FOUR} {DSEQ4}", "2S 2C 2H") == set()
-    assert has(plays(DSEQ5, "2S 2C 2H"), DSEQ5)
+@pytest.mark.parametrize("length", ["at_least", "exact"])
+def test_seed_ladder(length):
+    kw = dict(length=length)
+    assert plays(f"{FOUR} {DSEQ3}", "2S 2H", **kw) == set()  # a pair of 2s needs four pairs
+    assert has(plays(DSEQ4, "2S 2H", **kw), DSEQ4)
+    assert has(plays(DSEQ4, "2S", **kw), DSEQ4) == (length == "at_least")  # 4 pairs on one 2: "or more"
+    assert has(plays(DSEQ5, "2S 2H", **kw), DSEQ5) == (length == "at_least")
+    assert plays(f"{FOUR} {DSEQ4}", "2S 2C 2H", **kw) == set()
+    assert has(plays(DSEQ5, "2S 2C 2H", **kw), DSEQ5)
+    six_pairs = "3S 3C 4S 4C 5S 5C 6S 6C 7S 7C 8S 8C"
+    assert has(plays(six_pairs, "2S 2C 2H", **kw), six_pairs) == (length == "at_least")
+    assert plays(six_pairs, "2S 2C 2D 2H", **kw) == set()  # four 2s: never
     # bombs beat only higher bombs of the same type and length
     assert has(plays(FOUR, "4S 4C 4D 4H"), FOUR)
     assert plays(FOUR, "10S 10C 10D 10H") == set()
@@ -137,6 +147,14 @@ def test_seed_ladder():
     assert has(plays(DSEQ3, "3S 3C 4S 4D 5D 5H"), DSEQ3)
     assert not has(plays(DSEQ4, "3S 3C 4S 4D 5D 5H"), DSEQ4)
     assert plays(DSEQ3, FOUR) == set()
+
+
+def test_issue_example_four_pairs_chop_a_single_two():
+    """Issue 13: a single 2♣ on the table; 9-10-J-Q in pairs is offered (seed: 'o más')."""
+    hand = "9C 9H 10S 10C 10H JC JD JH QS QC 2S 2D 2H"
+    run = parse_cards("9C 9H 10S 10C JC JD QS QC")
+    assert run in plays(hand, "2C")
+    assert run not in plays(hand, "2C", length="exact")  # the old reading: exactly 3 pairs
 
 
 def test_southern_ladder():
