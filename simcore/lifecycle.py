@@ -119,6 +119,8 @@ class OutputLock:
                 if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                     raise ConfigError(f"{self.out} is in use by another cardsim run ({owner}); "
                                       "wait for it to finish or stop it first") from None
+                if exc.errno in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL):
+                    return self._acquire_without_flock(owner)
                 raise ConfigError(f"cannot lock {self.out}: {exc.strerror or exc}") from None
             # The previous owner may have removed the file between our open and flock:
             # then we locked an orphan inode and must retry on the current file.
@@ -132,6 +134,27 @@ class OutputLock:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}\n".encode(), 0)
         self.fd = fd
+        return self
+
+    def _acquire_without_flock(self, owner: str) -> "OutputLock":
+        """A file system without ``flock``: trust the recorded owner if it is a live process here."""
+        fields = owner.split()
+        if len(fields) == 4 and fields[0] == "pid" and fields[1].isdigit():
+            if fields[3] != socket.gethostname():
+                raise ConfigError(f"{self.out} may be in use by a cardsim run on another host ({owner}); "
+                                  f"delete {self.path} if it is not")
+            try:
+                os.kill(int(fields[1]), 0)
+                alive = int(fields[1]) != os.getpid()
+            except ProcessLookupError:
+                alive = False
+            except PermissionError:
+                alive = True
+            if alive:
+                raise ConfigError(f"{self.out} is in use by another cardsim run ({owner}); "
+                                  "wait for it to finish or stop it first")
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.pwrite(self.fd, f"pid {os.getpid()} on {socket.gethostname()}\n".encode(), 0)
         return self
 
     def release(self) -> None:

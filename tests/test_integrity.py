@@ -372,3 +372,21 @@ def test_old_output_debris_and_symlinks_are_cleaned(tmp_path, capsys, pristine):
     assert out.is_dir() and not out.is_symlink() and verify(out) == []
     assert verify(target) == []  # the link was replaced, its target left alone
     assert sorted(os.listdir(tmp_path)) == ["out", "target"]
+
+
+def test_lock_without_flock_trusts_a_live_owner_only(tmp_path, monkeypatch):
+    def no_flock(fd, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(lifecycle.fcntl, "flock", no_flock)
+    out = tmp_path / "run"
+    (tmp_path / ".run.lock").write_text(f"pid {os.getppid()} on {os.uname().nodename}\n")  # a live process
+    with pytest.raises(ConfigError, match="in use"):
+        lifecycle.OutputLock(out).acquire()
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    (tmp_path / ".run.lock").write_text(f"pid {dead.pid} on {os.uname().nodename}\n")  # a dead one
+    lock = lifecycle.OutputLock(out).acquire()
+    assert f"pid {os.getpid()}" in (tmp_path / ".run.lock").read_text()
+    lock.release()
+    assert not (tmp_path / ".run.lock").exists()
