@@ -73,6 +73,8 @@ class TienLenRules(Rules):
         "colours": "black = spades, clubs; red = diamonds, hearts; one_colour means >= 12 cards of one colour",
         "six_pairs": "a four of a kind counts as two pairs; pairs of 2s count",
         "consecutive": "five consecutive pairs and three consecutive triples never contain a 2 (no wrap)",
+        "chop_length": "applies to the seed ladder; under chop_rules=southern the bombs are the ones listed there "
+                       "(a 4-pair double sequence is the longest that chops)",
     }
 
     def validate(self) -> None:
