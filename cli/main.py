@@ -223,6 +223,11 @@ def check_backend(backend: str, scheduler: Optional[str], workers: Optional[int]
         raise ConfigError(f"--workers must be at least 1, got {workers}")
 
 
+#: ``--yes`` of the current command: run even what the estimate says cannot finish.
+_YES = [False]
+YesOpt = Annotated[bool, typer.Option("--yes", help="run even when the estimate says it takes over a day or "
+                                                    "does not fit on the disk")]
+
 #: ``--metric PATH.py:NAME`` functions of the current command, appended to its summary.
 _CUSTOM_METRICS: list[str] = []
 
@@ -270,6 +275,9 @@ def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Opti
     chunk_size = chunk_size or spec.default_chunk_size(options)
     spec.check_chunk_size(chunk_size, options)
     check_backend(backend, scheduler, workers)
+    from cardsim.simcore.estimate import check_feasible
+
+    check_feasible(game, task, n, chunk_size, options, set_threads(threads), out, _YES[0])
     config = RunConfig(game=game, task=task, rules=rules, n=n, seed=parse_seed(seed), chunk_size=chunk_size,
                        options=options)
     set_threads(threads)
@@ -478,12 +486,14 @@ def deal_command(
     precision: PrecisionOpt = None,
     targets: TargetOpt = [],
     max_n: MaxOpt = None,
+    yes: YesOpt = False,
 ) -> None:
     """Deal N random hands and count deal events per seat and for the table.
 
     Prints event, seat, count, n, rate and a 95% Wilson interval. With --out, writes
     a dataset (counts/ parts + run.json) readable by pandas and `cardsim summary`.
     """
+    _YES[0] = yes
     options: dict[str, Any] = {"per_deal": True} if per_deal else {}
     if draws is not None:
         options["draws"] = draws
@@ -529,6 +539,7 @@ def play_command(
     precision: PrecisionOpt = None,
     targets: TargetOpt = [],
     max_n: MaxOpt = None,
+    yes: YesOpt = False,
 ) -> None:
     """Play N whole games with the chosen policies; one row per game.
 
@@ -538,6 +549,7 @@ def play_command(
     interval. With --out, writes the per-game table(s).
     """
     check_custom_metrics(metrics)
+    _YES[0] = yes
     options: dict[str, Any] = {} if games_per_match is None else {"games_per_match": games_per_match}
     if claim_seats is not None:
         options["claim_seats"] = claim_seats
@@ -779,6 +791,9 @@ def experiment_command(
     experiment = read_experiment(spec_file, parse_count(n, "--n") if n is not None else None,
                                  parse_seed(seed) if seed is not None else None)
     set_threads(threads)
+    from cardsim.simcore.experiment import check_metric_names
+
+    check_metric_names(experiment, str(spec_file))  # a typo costs seconds, not the whole run
     if out is not None:
         out = lifecycle.resolve_out(out)
         lock = lifecycle.OutputLock(out).acquire()  # one writer per output; released in the finally below

@@ -244,6 +244,25 @@ def _sweep_arms(data: dict[str, Any], source: str, rules_cls, baseline: dict[str
     return switch, tuple(values), first, [arm(v) for v in values[1:]]
 
 
+def check_metric_names(experiment: Experiment, source: str) -> None:
+    """Refuse unknown ``metrics`` before any arm runs: the metric columns are read off
+    one game of the baseline (and custom metric names)."""
+    if not experiment.metrics:
+        return
+    import dataclasses
+
+    from cardsim.simcore.custom import metric_name
+    from cardsim.simcore.runner import run_chunk
+
+    config = dataclasses.replace(strength_runs(experiment)[0][1][0], n=1, chunk_size=1)
+    metric = registry.get_spec(experiment.game).metric_spec(experiment.task)
+    known = list(metric.function(run_chunk(config, 0)[metric.table].to_pandas()).columns)
+    known += [metric_name(ref) for ref in experiment.custom_metrics]
+    unknown = [m for m in experiment.metrics if m not in known]
+    if unknown:
+        raise ConfigError(f"{source}: unknown metric(s) {', '.join(unknown)} (available: {', '.join(known)})")
+
+
 def strength_options(task, arm: Arm, strength: str) -> dict[str, Any]:
     """An arm's options with every seat's policy set by the policy text ``strength``."""
     options = {k: v for k, v in arm.options.items() if k != "policies"}

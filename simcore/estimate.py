@@ -1,0 +1,67 @@
+"""Before a run starts: how long it will take and how much it writes, roughly.
+
+Rough on purpose (an order of magnitude, from the benchmark figures in the README, per
+core): it exists to refuse runs that cannot finish (``--deals 1e30``) or cannot fit on
+the disk, with a one-line estimate, unless the user says ``--yes``.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from cardsim.simcore.config import ConfigError
+from cardsim.simcore.tasks import split_policy
+
+#: deals or games per second and core, conservative (benchmarks/ measure the real ones)
+RATE = {("tienlen", "deal"): 5e6, ("tusac", "deal"): 2.5e6, ("loba", "deal"): 5e5, ("continental", "deal"): 5e5,
+        ("tienlen", "play"): 5e4, ("tusac", "play"): 2e4, ("loba", "play"): 1e3, ("continental", "play"): 8e2}
+#: bytes written per deal or game (compressed Parquet rows), and per part
+ROW_BYTES = {"deal": 0.0, "play": 60.0}
+PER_DEAL_BYTES = 12.0
+PART_BYTES = 6_000.0
+#: a run estimated to take longer than a day is refused without --yes
+MAX_SECONDS = 24 * 3600.0
+
+
+def estimate(game: str, task: str, n: int, chunk_size: int, options: dict, cores: int) -> tuple[float, float]:
+    """``(seconds, bytes)`` of a run, roughly."""
+    rate = RATE.get((game, task), 1e3) * max(cores, 1)
+    for policy in options.get("policies", []) or []:
+        base, budget = split_policy(str(policy))
+        if base == "search":
+            rate /= max(1.0, budget * 5.0)  # a search seat plays ~N rollouts per decision
+    seconds = n / rate
+    rows = n * (ROW_BYTES[task] + (PER_DEAL_BYTES if options.get("per_deal") else 0.0))
+    parts = -(-n // chunk_size)
+    return seconds, rows + parts * PART_BYTES
+
+
+def human_time(seconds: float) -> str:
+    for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= size:
+            return f"{seconds / size:,.3g} {unit}"
+    return f"{seconds:.2g} s"
+
+
+def human_bytes(size: float) -> str:
+    for unit in ("TB", "GB", "MB", "kB"):
+        factor = {"TB": 1e12, "GB": 1e9, "MB": 1e6, "kB": 1e3}[unit]
+        if size >= factor:
+            return f"{size / factor:,.3g} {unit}"
+    return f"{size:.0f} B"
+
+
+def check_feasible(game: str, task: str, n: int, chunk_size: int, options: dict, cores: int,
+                   out: Path | None, yes: bool) -> None:
+    """Refuse (ConfigError, one line with the estimate) a run that would take more than
+    a week or not fit on the output's disk, unless ``yes``."""
+    if yes:
+        return
+    seconds, size = estimate(game, task, n, chunk_size, options, cores)
+    where = out.absolute().parent if out is not None else Path(".").absolute()
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    free = shutil.disk_usage(where).free
+    if seconds > MAX_SECONDS or size > free:
+        raise ConfigError(f"this run would take about {human_time(seconds)} on {cores} core(s) and write about "
+                          f"{human_bytes(size)} ({human_bytes(free)} free): use a smaller N, or --yes to run anyway")
