@@ -35,7 +35,7 @@ def _aligned_parts(baseline: Dataset, arm: Dataset, table: str):
 
 
 def compare(baseline_path: str | os.PathLike, arm_paths: dict[str, str | os.PathLike],
-            custom_metrics: list[str] | None = None) -> pd.DataFrame:
+            custom_metrics: list[str] | None = None, custom_events: list[str] | None = None) -> pd.DataFrame:
     """Compare each arm with the baseline, metric by metric, on the same games.
 
     Parameters
@@ -57,13 +57,7 @@ def compare(baseline_path: str | os.PathLike, arm_paths: dict[str, str | os.Path
     baseline = Dataset(baseline_path)
     game, task = baseline.meta["game"], baseline.meta["task"]
     table, builtin_fn, _ = metric_spec(game, task)
-    if custom_metrics:
-        from cardsim.simcore.custom import custom_metric_frame
-
-        def metric_fn(frame):
-            return pd.concat([builtin_fn(frame), custom_metric_frame(list(custom_metrics), frame)], axis=1)
-    else:
-        metric_fn = builtin_fn
+    metric_fn = with_custom(builtin_fn, game, custom_metrics, custom_events)
     rows = []
     for arm_name, arm_path in arm_paths.items():
         arm = Dataset(arm_path)
@@ -90,8 +84,28 @@ def compare(baseline_path: str | os.PathLike, arm_paths: dict[str, str | os.Path
 SWEEP_COLUMNS = ["switch", "value", "metric", "unit", "n", "estimate", "ci_low", "ci_high"]
 
 
+def with_custom(builtin_fn, game: str, custom_metrics=None, custom_events=None):
+    """The metric function plus the user's custom metrics (play) or custom events (deal)."""
+    if not custom_metrics and not custom_events:
+        return builtin_fn
+
+    def metric_fn(frame):
+        frames = [builtin_fn(frame)]
+        if custom_metrics:
+            from cardsim.simcore.custom import custom_metric_frame
+
+            frames.append(custom_metric_frame(list(custom_metrics), frame))
+        if custom_events:
+            from cardsim.simcore.custom_events import event_frame
+
+            frames.append(event_frame(game, list(custom_events), frame))
+        return pd.concat(frames, axis=1)
+
+    return metric_fn
+
+
 def sweep_table(switch: str, arm_paths: dict[object, str | os.PathLike],
-                custom_metrics: list[str] | None = None) -> pd.DataFrame:
+                custom_metrics: list[str] | None = None, custom_events: list[str] | None = None) -> pd.DataFrame:
     """Tidy sweep results: one row per (value, metric) with a 95% interval.
 
     Parameters
@@ -115,12 +129,7 @@ def sweep_table(switch: str, arm_paths: dict[object, str | os.PathLike],
         spec = get_spec(dataset.meta["game"]).metric_spec(dataset.meta["task"])
         sums: dict[str, list[float]] = {}
         for part in dataset.iter_parts(spec.table):
-            frame = part.to_pandas()
-            metrics = spec.function(frame)
-            if custom_metrics:
-                from cardsim.simcore.custom import custom_metric_frame
-
-                metrics = pd.concat([metrics, custom_metric_frame(list(custom_metrics), frame)], axis=1)
+            metrics = with_custom(spec.function, dataset.meta["game"], custom_metrics, custom_events)(part.to_pandas())
             for column in metrics.columns:
                 x = metrics[column].to_numpy(float)
                 cell = sums.setdefault(column, [0, 0.0, 0.0])

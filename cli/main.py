@@ -827,7 +827,8 @@ def experiment_command(
                 run_missing_chunks(run, "local", None, None, quiet)
                 paths[arm.name] = run.commit()
             part = compare(paths[names[0]], {name: paths[name] for name in names[1:]},
-                           custom_metrics=list(experiment.custom_metrics))
+                           custom_metrics=list(experiment.custom_metrics),
+                           custom_events=list(experiment.custom_events))
             if strength:
                 part.insert(2, "strength", strength)
             tables.append(part)
@@ -836,7 +837,8 @@ def experiment_command(
 
                 tidy = sweep_table(experiment.sweep_switch,
                                    {v: paths[name] for v, name in zip(experiment.sweep_values, names)},
-                                   custom_metrics=list(experiment.custom_metrics))
+                                   custom_metrics=list(experiment.custom_metrics),
+                                   custom_events=list(experiment.custom_events))
                 if strength:
                     tidy.insert(0, "strength", strength)
                 sweeps.append(tidy)

@@ -139,6 +139,27 @@ def _hits_kernel(dispatcher, ndim: int):
     return hits
 
 
+def event_frame(game: str, refs: list[str], frame):
+    """Per-deal indicators of custom events from a ``per_deal`` table (experiments):
+    ``NAME`` (some seat) and ``NAME_seat_S`` columns of 0/1, indexed like ``frame``."""
+    import pandas as pd
+
+    seats = sorted(int(c[5:]) for c in frame.columns if c.startswith("hand_") and c[5:].isdigit())
+    if game == "tienlen":
+        hands = np.stack([frame[f"hand_{s}"].to_numpy(np.int64) for s in seats], axis=1)
+    else:
+        hands = np.stack([np.stack([np.asarray(x, np.int8) for x in frame[f"hand_{s}"]]) for s in seats], axis=1)
+    hands = np.ascontiguousarray(hands)
+    out = pd.DataFrame(index=frame.index)
+    for ref in refs:
+        hits = _hits_kernel(compile_event(game, ref), hands.ndim)(hands)
+        name = event_name(ref)
+        out[name] = hits.any(axis=1).astype(float)
+        for k, s in enumerate(seats):
+            out[f"{name}_seat_{s}"] = hits[:, k].astype(float)
+    return out
+
+
 def count_events(game: str, refs: list[str], seed: int, start: int, count: int, rules) -> np.ndarray:
     """Counts ``int64[len(refs), players + 1]`` of deals ``start .. start+count-1`` where
     each event holds for seat ``s`` (last column: for at least one seat)."""

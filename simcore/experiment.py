@@ -45,7 +45,7 @@ from cardsim.simcore import registry
 from cardsim.simcore.config import ConfigError
 
 _SPEC_KEYS = {"name", "game", "task", "n", "seed", "chunk_size", "baseline", "arms", "description", "metrics",
-              "policies", "sweep", "custom_metrics"}
+              "policies", "sweep", "custom_metrics", "custom_events"}
 _ARM_KEYS = {"name", "rules", "options"}
 # An arm's dataset is the folder EXPERIMENT/NAME: a name must be a plain file name that
 # starts with a letter or digit (never ".", ".." or hidden) and is not one of the
@@ -76,6 +76,7 @@ class Experiment:
     sweep_switch: str = ""  # with a sweep: the swept switch; arm i ran sweep_values[i]
     sweep_values: tuple = ()
     custom_metrics: tuple[str, ...] = ()  # PATH.py:NAME per-game metric functions
+    custom_events: tuple[str, ...] = ()  # PATH.py:NAME deal events (deal experiments)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -83,6 +84,7 @@ class Experiment:
             "chunk_size": self.chunk_size, "description": self.description, "metrics": list(self.metrics),
             "policies": list(self.strengths),
             "custom_metrics": list(self.custom_metrics),
+            "custom_events": list(self.custom_events),
             "sweep": {"switch": self.sweep_switch, "values": list(self.sweep_values)} if self.sweep_switch else None,
             "arms": [{"name": a.name, "rules": a.rules.to_dict(), "options": a.options} for a in self.arms],
         }
@@ -196,25 +198,33 @@ def parse_experiment(data: dict[str, Any], source: str = "spec", n_override: int
     return Experiment(name=str(data.get("name", Path(source).stem)), game=game, task=task, n=n, seed=seed,
                       chunk_size=chunk_size, arms=tuple(arms), description=str(data.get("description", "")),
                       metrics=metrics, strengths=strengths, sweep_switch=sweep_switch, sweep_values=sweep_values,
-                      custom_metrics=_custom_metrics(data, source, task))
+                      custom_metrics=_custom_refs(data, source, task, "custom_metrics"),
+                      custom_events=_custom_refs(data, source, task, "custom_events", game))
 
 
-def _custom_metrics(data: dict[str, Any], source: str, task: str) -> tuple[str, ...]:
-    """``custom_metrics = ["file.py:name"]``, paths relative to the spec file, loaded once to check them."""
+def _custom_refs(data: dict[str, Any], source: str, task: str, key: str, game: str = "") -> tuple[str, ...]:
+    """``custom_metrics`` (play) or ``custom_events`` (deal) = ``["file.py:name"]``, paths
+    relative to the spec file; each is loaded (events: compiled) once to check it."""
     from cardsim.simcore.custom import load_function, split_ref
 
-    refs = data.get("custom_metrics", [])
+    refs = data.get(key, [])
     if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
-        raise ConfigError(f"{source}: custom_metrics must be a list of \"PATH.py:FUNCTION\" strings")
-    if refs and task != "play":
-        raise ConfigError(f"{source}: custom_metrics need task = \"play\"")
+        raise ConfigError(f"{source}: {key} must be a list of \"PATH.py:FUNCTION\" strings")
+    needed = "play" if key == "custom_metrics" else "deal"
+    if refs and task != needed:
+        raise ConfigError(f"{source}: {key} need task = \"{needed}\"")
     out = []
     base = Path(source).parent if source != "spec" else Path(".")
     for ref in refs:
-        path, name = split_ref(ref, "custom_metrics")
-        full = path if path.is_absolute() else base / path
-        load_function(f"{full}:{name}", f"{source}: custom_metrics")
-        out.append(f"{full}:{name}")
+        path, name = split_ref(ref, key)
+        full = f"{(path if path.is_absolute() else base / path).resolve()}:{name}"
+        if key == "custom_events":
+            from cardsim.simcore.custom_events import compile_event
+
+            compile_event(game, full)
+        else:
+            load_function(full, f"{source}: {key}")
+        out.append(full)
     return tuple(out)
 
 
@@ -258,6 +268,9 @@ def check_metric_names(experiment: Experiment, source: str) -> None:
     metric = registry.get_spec(experiment.game).metric_spec(experiment.task)
     known = list(metric.function(run_chunk(config, 0)[metric.table].to_pandas()).columns)
     known += [metric_name(ref) for ref in experiment.custom_metrics]
+    for ref in experiment.custom_events:
+        name = metric_name(ref)
+        known += [name] + [f"{name}_seat_{s}" for s in range(experiment.arms[0].rules.players)]
     unknown = [m for m in experiment.metrics if m not in known]
     if unknown:
         raise ConfigError(f"{source}: unknown metric(s) {', '.join(unknown)} (available: {', '.join(known)})")

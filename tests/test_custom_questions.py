@@ -142,3 +142,18 @@ def test_custom_metric_in_summary_and_experiment(tmp_path, capsys):
     code, stdout, err = run(capsys, "experiment", spec, "--json", "--quiet")
     assert code == 0, err
     assert "long_game" in set(pd.DataFrame(json.loads(stdout))["metric"])
+
+
+def test_custom_event_through_an_experiment(tmp_path, capsys):
+    spec = tmp_path / "e.toml"
+    spec.write_text(f'game = "tienlen"\ntask = "deal"\nn = 60000\nseed = 8\n'
+                    f'custom_events = ["{EXAMPLES}/deal_events.py:two_bombs"]\nmetrics = ["two_bombs", "two_bombs_seat_0"]\n'
+                    '[[arms]]\nname = "p3"\nrules = { players = 3, cards_per_player = 17 }\n')
+    code, out, err = run(capsys, "experiment", spec, "--json", "--quiet")
+    assert code == 0, err
+    table = pd.DataFrame(json.loads(out)).set_index("metric")
+    # the baseline arm is the plain default deal: the same deals as `cardsim deal` with the same seed
+    counts, _ = _deal(capsys, tmp_path, "tienlen", 60000, 8, f"{EXAMPLES}/deal_events.py:two_bombs")
+    rows = counts[counts["event"] == "two_bombs"].set_index("seat")
+    assert table.loc["two_bombs", "baseline"] == pytest.approx(rows.loc["any", "count"] / 60000)
+    assert table.loc["two_bombs_seat_0", "baseline"] == pytest.approx(rows.loc[0, "count"] / 60000)
