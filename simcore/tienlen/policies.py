@@ -45,6 +45,7 @@ HEUR_PASS_HEADS_UP = -6.0  # ... when one opponent is left: a pass hands them th
 GOES_OUT = 1e9
 
 _R3A = np.uint64(0x111111111111)
+_UNITS13 = np.uint64(0x1111111111111)
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
 _U4 = np.uint64(4)
@@ -65,14 +66,11 @@ def _units(h):
     multi = ge2 & _R3A
     units = 0
     while p != _U0:
-        s = lowest_bit(p)
-        run = _U0
-        length = 0
-        b = np.uint64(s)
-        while (p >> b) & _U1:
-            run |= _U1 << b
-            length += 1
-            b += _U4
+        s = np.uint64(lowest_bit(p))
+        # the run of consecutive ranks from s ends at the first rank missing above it
+        # (rank 2 is never in p, so there is one)
+        length = lowest_bit(~(p >> s) & _UNITS13) >> 2
+        run = (((_U1 << np.uint64(4 * length)) - _U1) & _UNITS13) << s
         p &= ~run
         if length >= 3:
             alt = 1 + popcount(multi & run)
