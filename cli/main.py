@@ -1012,6 +1012,8 @@ _COMMAND = None
 
 def main(argv: Optional[list[str]] = None) -> int:
     """Console-script entry point; returns the exit code (2 for any user error)."""
+    _CUSTOM_METRICS.clear()  # per-command state: main() may run many commands in one process
+    _YES[0] = False
     try:
         result = _click_command()(args=argv, prog_name="cardsim", standalone_mode=False)
     except ClickException as exc:
