@@ -74,12 +74,23 @@ def parse_count(text: str, what: str) -> int:
     return int(value)
 
 
+#: A seed drawn for the current command (None: given by the user or none drawn).
+_DRAWN_SEED: list = [None]
+
+
+def say_drawn_seed() -> None:
+    """One stderr line with a drawn seed, whatever --json/--quiet say: every run can be redone."""
+    if _DRAWN_SEED[0] is not None:
+        seed = _DRAWN_SEED[0]
+        sys.stderr.write(f"cardsim: seed {seed} (drawn; pass --seed {seed} to reproduce)\n")
+        _DRAWN_SEED[0] = None
+
+
 def parse_seed(text: Optional[str]) -> int:
     """A seed in 0..2**64-1 (decimal or 0x hex); a fresh random one when omitted."""
-    if text is None:  # drawn: always said (also with --json / --quiet) so the run can be reproduced
-        seed = secrets.randbelow(2**63)
-        sys.stderr.write(f"cardsim: seed {seed} (drawn; pass --seed {seed} to reproduce)\n")
-        return seed
+    if text is None:  # drawn: said when the run ends (also with --json / --quiet) so it can be reproduced
+        _DRAWN_SEED[0] = secrets.randbelow(2**63)
+        return _DRAWN_SEED[0]
     try:
         seed = int(str(text).replace("_", ""), 0)
     except ValueError:
@@ -94,6 +105,9 @@ def resolve_rules(game: str, rules_file: Optional[Path], sets: List[str]):
     cls = registry.rules_class(game)
     settings: dict[str, Any] = {}
     if rules_file is not None:
+        from cardsim.simcore import lifecycle
+
+        lifecycle.check_input_file(rules_file, "rules file")  # capped: --rules /dev/zero
         settings.update(load_rules_file(rules_file, game))
     settings.update(parse_set_options(sets))
     return cls.from_settings(settings)
@@ -249,6 +263,8 @@ def finish_and_report(run, out_is_temporary: bool, overwrite: bool, as_json: boo
 
     path = lifecycle.commit(run, overwrite=overwrite)
     print_summary(analysis.summary(path, metrics=_CUSTOM_METRICS), as_json)
+    if as_json or quiet:
+        say_drawn_seed()
     if not as_json and not quiet:
         meta = run.manifest
         where = "" if out_is_temporary else f", written to {path}"
@@ -419,7 +435,8 @@ def rules_command(game: GameArg) -> None:
 
 
 BACKEND_HELP = "local (this machine, numba threads) or dask (one task per chunk; pip install 'cardsim[dask]')"
-SCHEDULER_HELP = "Dask scheduler address (default: a LocalCluster for this run)"
+SCHEDULER_HELP = ("Dask scheduler address (default: a LocalCluster for this run); the workers must see --out "
+                  "under the same absolute path (a shared file system)")
 WORKERS_HELP = "worker processes of the LocalCluster (--backend dask)"
 RESUME_HELP = "continue an interrupted run with the same settings at --out instead of starting again"
 SEED_HELP = "run seed (0..2**64-1); random and printed when omitted"
@@ -494,6 +511,8 @@ def deal_command(
     a dataset (counts/ parts + run.json) readable by pandas and `cardsim summary`.
     """
     _YES[0] = yes
+    if per_deal and out is None:
+        raise ConfigError("--per-deal writes one row per deal to keep: it needs --out PATH")
     options: dict[str, Any] = {"per_deal": True} if per_deal else {}
     if draws is not None:
         options["draws"] = draws
@@ -674,7 +693,10 @@ def ladder_command(
     from cardsim.simcore.ladder import validate
 
     validate(config)
+    from cardsim.simcore import lifecycle
+
     if out is not None:
+        out = lifecycle.resolve_out(out)
         check_output_path(out, overwrite)
     set_threads(threads)
     progress = _LazyProgress(not quiet, f"ladder {game}", len(names) * rules.players)
@@ -685,17 +707,21 @@ def ladder_command(
     finally:
         progress.close()
     table = ratings(frame)
-    if out is not None:
-        tmp = out.parent / f".{out.name}.ladder-tmp"
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        (tmp / "ladder.json").write_text(_json.dumps(config.manifest(), ensure_ascii=False, indent=2) + "\n")
-        table.to_parquet(tmp / "ratings.parquet", index=False)
-        frame.to_parquet(tmp / "games.parquet", index=False)
-        if out.exists():
-            shutil.rmtree(out)
-        tmp.rename(out)
+    if out is not None:  # written beside, then renamed into place under the output lock
+        from cardsim.simcore.output import replace_directory
+
+        with lifecycle.OutputLock(out):
+            lifecycle.clean_debris(out)
+            tmp = out.parent / f".{out.name}.partial.ladder"
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir(parents=True)
+            (tmp / "ladder.json").write_text(_json.dumps(config.manifest(), ensure_ascii=False, indent=2) + "\n")
+            table.to_parquet(tmp / "ratings.parquet", index=False)
+            frame.to_parquet(tmp / "games.parquet", index=False)
+            replace_directory(tmp, out, overwrite)
     print_ladder(table, as_json)
+    if as_json or quiet:
+        say_drawn_seed()
     sys.stdout.flush()
     if not as_json and not quiet:
         where = f", written to {out}" if out is not None else ""
@@ -1014,6 +1040,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     """Console-script entry point; returns the exit code (2 for any user error)."""
     _CUSTOM_METRICS.clear()  # per-command state: main() may run many commands in one process
     _YES[0] = False
+    _DRAWN_SEED[0] = None
     try:
         result = _click_command()(args=argv, prog_name="cardsim", standalone_mode=False)
     except ClickException as exc:
