@@ -56,8 +56,11 @@ def _cli(*args):
 def test_killed_run_resumes_to_identical_result(tmp_path, capsys, sig):
     out = tmp_path / "run"
     args = ["deal", "tienlen", "--deals", 30_000_000, "--seed", 3, "--chunk-size", 2_000_000, "--quiet"]
+    # the default SIGINT disposition in the child, even when pytest runs with SIGINT
+    # ignored (a background job): otherwise the Ctrl-C below would be ignored
     proc = subprocess.Popen(_cli(*args, "--out", out, "--threads", 1), cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     parts = tmp_path / ".run.partial" / "counts"
     deadline = time.time() + 120
     while time.time() < deadline and len(list(parts.glob("part-*.parquet")) if parts.exists() else []) < 2:
