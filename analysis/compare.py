@@ -175,17 +175,20 @@ def robustness(table: pd.DataFrame) -> pd.DataFrame:
         consistent = positive or negative
         overlapping = bool(low.max() <= high.min())
         change = f"{d[0]:+.4f} ({names[0]}) -> {d[-1]:+.4f} ({names[-1]})"
+        significant = (low > 0) | (high < 0)
         if overlapping and consistent:
             verdict = f"robust: keeps its sign and stays within its interval across strengths; {change}"
-        elif overlapping:
-            verdict = f"no strength changes it beyond its interval (not significant at every strength); {change}"
         elif consistent:
             grows = abs(d[-1]) > abs(d[0])
             verdict = f"keeps its sign but {'grows' if grows else 'shrinks'} with strength: {change}"
         elif (low > 0).any() and (high < 0).any():
             verdict = f"reverses its sign with strength: {change}"
+        elif not significant.any():
+            verdict = f"no effect detected at any strength (intervals include 0); {change}"
         else:
-            verdict = f"depends on strength (significant at some strengths only): {change}"
+            where = ", ".join(n for n, sig in zip(names, significant) if sig)
+            verdict = (f"significant only at {where}"
+                       f"{'; the intervals overlap' if overlapping else '; changes with strength'}: {change}")
         rows.append((metric, arm, verdict, consistent, overlapping))
     return pd.DataFrame(rows, columns=["metric", "arm", "verdict", "consistent_sign", "overlapping"])
 
