@@ -7,13 +7,16 @@ import numpy as np
 import pyarrow as pa
 
 from cardsim.simcore.config import ConfigError
-from cardsim.simcore.tasks import DealTaskBase, PlayTaskBase, grid_counts_table
+from cardsim.simcore.tasks import DealTaskBase, PlayTaskBase, grid_counts_table, policy_budgets
 from cardsim.simcore.tienlen import deal as kernel
 from cardsim.simcore.tienlen.policies import POLICIES
 from cardsim.simcore.tienlen.rules import INSTANT_WIN_KINDS, TienLenRules
 
 #: Parallel blocks per deal chunk; any value gives the same counts.
 BLOCKS_PER_CHUNK = 64
+#: Chunks of games with search seats hold about this many budget units (rollouts per
+#: decision, summed over the seats) x games: 4096 games with one search:64 seat.
+SEARCH_CHUNK_ROLLOUTS = 4096 * 64
 
 
 def reported_events(rules: TienLenRules) -> list[str]:
@@ -68,7 +71,12 @@ class PlayTask(PlayTaskBase):
 
     def default_chunk_size(self, options: Mapping[str, Any]) -> int:
         k = options.get("games_per_match", 1)
-        return max(k, self.chunk_games - self.chunk_games % k)
+        games = self.chunk_games
+        policies = options.get("policies") or ()
+        searched = int(policy_budgets(list(policies), len(policies)).sum()) if policies else 0
+        if searched:  # a search seat makes a game ~budget/64 x 3 ms: keep chunks to seconds
+            games = max(256, min(games, SEARCH_CHUNK_ROLLOUTS // searched))
+        return max(k, games - games % k)
 
     def check_chunk_size(self, chunk_size: int, options: Mapping[str, Any]) -> None:
         k = options.get("games_per_match", 1)

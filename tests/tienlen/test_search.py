@@ -142,3 +142,12 @@ def test_search_beats_heuristic_and_more_budget_is_stronger():
     p_small, p_big = w_small / n_small, w_big / n_big
     se = math.sqrt(p_small * (1 - p_small) / n_small + p_big * (1 - p_big) / n_big)
     assert (p_big - p_small) / se > 4, (p_small, p_big)
+
+
+def test_chunks_with_search_seats_are_smaller():
+    from cardsim.simcore.tienlen.tasks import PLAY
+
+    plain = PLAY.default_chunk_size({"games_per_match": 1, "policies": ["heuristic"] * 4})
+    one = PLAY.default_chunk_size({"games_per_match": 3, "policies": ["search:64"] + ["heuristic"] * 3})
+    many = PLAY.default_chunk_size({"games_per_match": 1, "policies": ["search:256"] * 4})
+    assert plain > one > many >= 256 and one % 3 == 0
