@@ -15,7 +15,9 @@ At a decision of seat ``d`` (the engine stops there, :func:`.engine.advance`):
    discard pile and an exposed drawn card -- at random into the opponents' hidden hands
    (their public card counts) and the stock (its public size); under ``trio_lock`` an
    opponent's sampled triples are its locked ones. Nothing else of the real state is read
-   for the opponents, so the choice depends only on ``d``'s information.
+   for the opponents, so the choice depends only on ``d``'s information. Earlier passes
+   and refusals are not used to condition the worlds (a declined eat or steal shows little
+   here: every policy may decline a legal meld).
 3. **Rollouts**: every candidate is played out on every world with the heuristic at all
    seats, through the same :func:`.engine.advance` as real play, with the same rollout
    random stream per world (paired comparisons).
