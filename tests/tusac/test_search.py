@@ -73,6 +73,28 @@ def test_search_never_peeks_at_hidden_cards(settings):
     assert any(p == E.PH_CLAIM for p, _ in kinds)
 
 
+def test_the_unseen_cards_are_exactly_the_opponents_hidden_cards_and_the_stock():
+    from cardsim.simcore.tusac.rules import kernel_params
+    from cardsim.simcore.tusac.search import unseen_cards
+
+    for settings in ({}, {"players": 3, "priority": "taiwanese"}):
+        rules = TuSacRules.from_settings(settings)
+        policies = ["heuristic", "search:8"] + ["heuristic"] * (rules.players - 2)
+        states = decision_states(rules, policies, games=3, per_game=6)
+        assert states
+        for state in states:
+            cur = state["cur"]
+            d = int(cur[E.C_WHO])
+            out = np.zeros(112, np.int64)
+            m = unseen_cards(kernel_params(rules), d, cur, state["hands"], state["table"], state["discards"], out)
+            lo = E.stock_start(rules.players)
+            hidden = np.bincount(state["deck"][lo:lo + int(cur[E.C_NSTOCK])], minlength=28)
+            for o in range(rules.players):
+                if o != d:
+                    hidden += state["hands"][o].astype(np.int64)
+            assert (np.bincount(out[:m], minlength=28) == hidden).all()
+
+
 def test_search_decision_depends_on_its_stream():
     rules = TuSacRules()
     states = decision_states(rules, SEARCH_FIRST, games=4, per_game=6)
