@@ -69,7 +69,7 @@ from cardsim.simcore.tusac.engine import (C_WHO, M_MULL, META_DTYPES, META_NAMES
 from cardsim.simcore.tusac.log import LOG_CAP
 from cardsim.simcore.tusac.melds import kind_tables, meld_tables
 from cardsim.simcore.tusac.policies import POL_SEARCH, POLICIES
-from cardsim.simcore.tusac.rules import TuSacRules, kernel_params
+from cardsim.simcore.tusac.rules import P_PLAYERS, TuSacRules, kernel_params
 from cardsim.simcore.tusac.search import search_choose
 
 #: Final-state rows of logged mode: hidden hands of seats 0..3, tables of seats 0..3, discards, stock.
@@ -222,7 +222,7 @@ def _run_to_decision(seed, index, prm, pol, budgets, g_sizes, g_products, trash_
                      deck, hands, table, discards, locked, exp_pts, exp_kinds):
     """Play game ``index`` up to the ``nth`` (0-based) decision of a search seat; returns
     ``(found, search RNG state there)`` with the state arrays at that decision."""
-    seat = np.zeros((N_SEAT, prm[0]), np.int16)
+    seat = np.zeros((N_SEAT, prm[P_PLAYERS]), np.int16)
     okind = np.zeros(MAX_OPTS, np.int64)
     opts = np.zeros(MAX_OPTS, np.int64)
     orev = np.zeros((MAX_OPTS, 3), np.int64)

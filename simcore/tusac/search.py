@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cardsim.simcore.movelog import LOG_WIDTH
 from cardsim.simcore.rng import next_u64, randbelow
 from cardsim.simcore.tusac.cards import N_TYPES
 from cardsim.simcore.tusac.claims import MAX_OPTS, N_KINDS
@@ -181,7 +182,7 @@ def search_choose(prm, budget, sstate, cur, deck, hands, table, discards, locked
     rexp_kinds = np.empty_like(exp_kinds)
     rseat = np.zeros((N_SEAT, P), np.int16)
     pol = np.full(4, POL_HEURISTIC, np.int64)
-    log = np.zeros((1, 6), np.int64)
+    log = np.zeros((1, LOG_WIDTH), np.int64)
     for w in range(worlds):
         sstate = determinize(prm, d, cur, hands, table, discards, locked, deck, whands, wlocked, wdeck, unseen,
                              sstate)
