@@ -21,7 +21,7 @@ from typing import Any, Mapping
 import numpy as np
 import pyarrow as pa
 
-from cardsim.simcore.tasks import TABLE_SEAT, DealTaskBase, PlayTaskBase, counts_table
+from cardsim.simcore.tasks import TABLE_SEAT, DealTaskBase, PlayTaskBase, counts_table, policy_budgets
 from cardsim.simcore.tusac import deal as kernel
 from cardsim.simcore.tusac.policies import POLICIES
 from cardsim.simcore.tusac.rules import TuSacRules
@@ -75,10 +75,21 @@ class DealTask(DealTaskBase):
 DEAL = DealTask()
 
 
+#: Games per chunk when a seat searches (a search game costs about a thousand heuristic games).
+SEARCH_CHUNK_GAMES = 1024
+
+
 class PlayTask(PlayTaskBase):
     game = "tusac"
     rules_cls = TuSacRules
     policy_names = POLICIES
+
+    def default_chunk_size(self, options: Mapping[str, Any]) -> int:
+        """Smaller chunks when a seat searches, so progress and interrupts stay fine-grained."""
+        policies = list(options.get("policies") or [])
+        if policies and policy_budgets(policies, len(policies)).any():
+            return SEARCH_CHUNK_GAMES
+        return self.chunk_games
 
     @staticmethod
     def run_chunk(config, chunk_id: int) -> dict[str, pa.Table]:

@@ -175,3 +175,13 @@ def test_search_beats_the_heuristic_and_a_bigger_budget_beats_a_smaller_one():
     assert z > 4, (gain, z)
     gain, z = paired_win_z(cols, small, 0)
     assert z > 4, (gain, z)
+
+
+def test_runs_with_a_search_seat_use_small_chunks():
+    from cardsim.simcore.tusac.tasks import PLAY, SEARCH_CHUNK_GAMES
+
+    rules = TuSacRules()
+    searching = PLAY.parse_options(rules, {"policy": "0=search"})
+    assert searching["policies"][0] == "search:64"
+    assert PLAY.default_chunk_size(searching) == SEARCH_CHUNK_GAMES
+    assert PLAY.default_chunk_size(PLAY.parse_options(rules, {})) == PLAY.chunk_games
