@@ -25,11 +25,16 @@ def reported_events(rules: TienLenRules) -> list[str]:
     return [e for e in kernel.EVENTS if e not in disabled]
 
 
+#: The values of ``instant_kind`` columns, in the order of their codes + 1.
+INSTANT_KIND_NAMES = ("none", *INSTANT_WIN_KINDS)
+
+
 def instant_kind_names(codes) -> pa.Array:
     """Instant-win kind codes (-1 none) as a dictionary-encoded string column (``none`` or
-    a name of ``INSTANT_WIN_KINDS``), as in the deal task's ``per_deal`` table."""
-    names = np.array(["none", *INSTANT_WIN_KINDS])
-    return pa.array(names[np.asarray(codes, np.int64) + 1]).dictionary_encode()
+    a name of ``INSTANT_WIN_KINDS``). Every chunk carries the same full dictionary, so
+    chunks concatenate into one categorical whatever kinds each happens to hold."""
+    indices = pa.array(np.asarray(codes, np.int64).astype(np.int8) + 1, pa.int8())
+    return pa.DictionaryArray.from_arrays(indices, pa.array(INSTANT_KIND_NAMES))
 
 
 class DealTask(DealTaskBase):
