@@ -90,9 +90,13 @@ def main() -> None:
     ap.add_argument("--strength-games", type=int, default=60, help="games (matches) per strength comparison")
     ap.add_argument("--budget", type=int, default=64)
     ap.add_argument("--skip-strength", action="store_true")
+    ap.add_argument("--only", default="", help="comma list of loba, loba_buys, continental (default: all)")
+    ap.add_argument("--no-bigger", action="store_true", help="skip the search:4B vs search:B comparison")
     args = ap.parse_args()
     B = args.budget
-    games = (("loba", LobaRules()), ("loba buys", LobaRules(claims=True)), ("continental", ContinentalRules()))
+    games = (("loba", LobaRules()), ("loba_buys", LobaRules(claims=True)), ("continental", ContinentalRules()))
+    if args.only:
+        games = tuple(g for g in games if g[0] in args.only.split(","))
     print(f"search:{B}, one search seat + heuristics, 4 players")
     print(f"{'game':<14}{'ms/decision':>12}{'rollouts/s':>12}{'games/s 1t':>12}{'games/s 2t':>12}{'2t/1t':>7}")
     for name, rules in games:
@@ -105,7 +109,9 @@ def main() -> None:
     print(f"\nstrength: seat-0 round points, first minus second policy, {args.strength_games} matches, same deals")
     print(f"{'game':<14}{'first':<12}{'second':<12}{'rounds':>7}{'mean diff':>10}{'se':>7}{'z':>7}{'rounds won diff':>16}")
     for name, rules in games:
-        for first, second in ((f"search:{B}", "heuristic"), (f"search:{4 * B}", f"search:{B}")):
+        pairs = ((f"search:{B}", "heuristic"),) if args.no_bigger else \
+            ((f"search:{B}", "heuristic"), (f"search:{4 * B}", f"search:{B}"))
+        for first, second in pairs:
             mean, se, z, n, won = paired(rules, first, second, args.strength_games)
             print(f"{name:<14}{first:<12}{second:<12}{n:>7}{mean:>10.2f}{se:>7.2f}{z:>7.2f}{won:>16.3f}")
 

@@ -72,7 +72,7 @@ def apply_claim(st, want, prm, mp, state, log, nl, log_on):
         sv[V_NPILE] = npile
         if r:
             sv[V_RESH] += 1
-            nl = _log(log, nl, log_on, L_RESHUFFLE, -1, deck.shape[0] - sp, 0, 0, 0)
+            nl = _log(log, nl, log_on, L_RESHUFFLE, -1, deck.shape[0] - sp + 1, 0, 0, 0)  # the new stock
         if c < 0:
             break
         h1[q], h2[q], hj[q] = add_card(h1[q], h2[q], hj[q], c)

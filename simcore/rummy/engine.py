@@ -51,15 +51,16 @@ from cardsim.simcore.rummy.contract import contract_ok
 from cardsim.simcore.rummy.deal import draw_stock
 from cardsim.simcore.rummy.log import (L_DEAL, L_DISCARD, L_LAYDOWN, L_LAYOFF, L_MELD, L_OUT, L_CAPPED, L_POINTS,
                                        L_RESHUFFLE, L_SWAP, L_TAKE_PILE, L_TAKE_STOCK, L_UP, _log, _pack)
+from cardsim.simcore.rummy.laydown import exact_laydown
 from cardsim.simcore.rummy.melds import LAY_HIGH, LAY_LOW, LAY_NO, LAY_SWAP, RUN, TRIO, best_laydown, lay_off
 
-from cardsim.simcore.rummy.state import (F_DIST, F_DOWN, F_NCLAIMS, GAME_LOBA, I_CAPPED, I_CLOSED1, I_RESHUFFLES,  # noqa: F401
-                                         I_TURNS, I_WENT_OUT, LO_GREEDY, LO_STOP, MAXC, MAXM, N_SEATF, N_SV, P_CLAIMS,
-                                         P_EXTEND, P_GAME, P_MAXTURNS, P_MINUS10, P_PLAYERS, P_SAME_TURN, P_SWAP,
-                                         PH_CLAIM, PH_DISCARD, PH_END, PH_LAYDOWN, PH_LAYOFF, PH_TAKE, S_CLAIMS,
-                                         S_DOWN, S_POINTS, V_ASK, V_CAPPED, V_H, V_K, V_LAID_NOW, V_LAST_DISC,
-                                         V_LIVE, V_M, V_NM, V_NPILE, V_OUT_AT_ONCE, V_P, V_PHASE, V_RESH, V_SP,
-                                         V_TOP, V_TURNS, V_WENT_OUT, copy_state, kernel_params, new_state)
+from cardsim.simcore.rummy.state import (F_DIST, F_DOWN, F_NCLAIMS, GAME_LOBA, I_CAPPED, I_CLOSED1,  # noqa: F401
+                                         I_RESHUFFLES, I_TURNS, I_WENT_OUT, LO_GREEDY, LO_STOP, MAXC, MAXM, N_SEATF,
+                                         N_SV, P_CLAIMS, P_EXACT, P_EXTEND, P_GAME, P_MAXTURNS, P_MINUS10, P_PLAYERS,
+                                         P_SAME_TURN, P_SWAP, PH_CLAIM, PH_DISCARD, PH_END, PH_LAYDOWN, PH_LAYOFF,
+                                         PH_TAKE, S_CLAIMS, S_DOWN, S_POINTS, V_ASK, V_CAPPED, V_H, V_K, V_LAID_NOW,
+                                         V_LAST_DISC, V_LIVE, V_M, V_NM, V_NPILE, V_OUT_AT_ONCE, V_P, V_PHASE, V_RESH,
+                                         V_SP, V_TOP, V_TURNS, V_WENT_OUT, copy_state, kernel_params, new_state)
 
 _M26 = np.uint64((1 << 26) - 1)
 _U26 = np.uint64(26)
@@ -412,7 +413,8 @@ def apply_take(st, from_pile, prm, mp, state, log, nl, log_on):
     sv[V_NPILE] = npile
     if r:
         sv[V_RESH] += 1
-        nl = _log(log, nl, log_on, L_RESHUFFLE, -1, deck.shape[0] - sp, 0, 0, 0)
+        # a = the new stock, the card just drawn included
+        nl = _log(log, nl, log_on, L_RESHUFFLE, -1, deck.shape[0] - sp + 1, 0, 0, 0)
     if c < 0:
         sv[V_CAPPED] = 1
         sv[V_PHASE] = PH_END
@@ -431,16 +433,21 @@ def apply_take(st, from_pile, prm, mp, state, log, nl, log_on):
 
 
 @njit(cache=True)
-def laydown_out(st, p, mp, log, nl, log_on):
+def laydown_out(st, p, mp, exact, log, nl, log_on):
     """Loba's "go out at once" round (the contract uses every dealt card) for a hand with
     extra cards (buys): the lay-down of the solver's extend mode (longer melds), accepted
     only when it leaves at most one card (to discard). The table gets the contract's exact
     melds (trío of 3, escalera of 4 within the joker limits), then the extra cards as
-    same-turn lay-offs on those new melds. Returns ``(ok, log rows)``; nothing changes when not ok."""
+    same-turn lay-offs on those new melds. ``exact``: the lay-down leaving the fewest cards
+    (:func:`cardsim.simcore.rummy.laydown.exact_laydown`), else the old greedy solver (most
+    points). Returns ``(ok, log rows)``; nothing changes when not ok."""
     h1, h2, hj, seat, seen, mrow, mcards, mlen, mown, pile, deck, sv = st
     k, m = sv[V_K], sv[V_M]
     a1, a2, aj = h1[p], h2[p], hj[p]
-    ok, left, rows, l1, l2, lj = best_laydown(a1, a2, aj, k, m, mp, 1)
+    if exact:
+        ok, left, rows, l1, l2, lj = exact_laydown(a1, a2, aj, k, m, mp)
+    else:
+        ok, left, rows, l1, l2, lj = best_laydown(a1, a2, aj, k, m, mp, 1)
     if not ok or n_cards(l1, l2, lj) > 1:
         return False, nl
     n = rows.shape[0]
@@ -565,13 +572,16 @@ def apply_laydown(st, go, prm, mp, log, nl, log_on):
         return nl
     if sv[V_OUT_AT_ONCE] and n_cards(h1[p], h2[p], hj[p]) > 3 * k + 4 * m + 1:
         # Loba's final round with bought cards: only a lay-down that takes the whole hand
-        ok, nl = laydown_out(st, p, mp, log, nl, log_on)
+        ok, nl = laydown_out(st, p, mp, prm[P_EXACT], log, nl, log_on)
         if ok:
             seat[F_DOWN, p] = 1
             sv[V_LAID_NOW] = 1
             forget_played(st, p)
         return nl
-    ok, left, rows, l1, l2, lj = best_laydown(h1[p], h2[p], hj[p], k, m, mp, prm[P_EXTEND])
+    if prm[P_EXTEND] and prm[P_EXACT]:
+        ok, left, rows, l1, l2, lj = exact_laydown(h1[p], h2[p], hj[p], k, m, mp)
+    else:
+        ok, left, rows, l1, l2, lj = best_laydown(h1[p], h2[p], hj[p], k, m, mp, prm[P_EXTEND])
     nm0 = sv[V_NM]
     nm = build_melds(h1[p], h2[p], l1, l2, rows, p, mrow, mcards, mlen, mown, nm0)
     sv[V_NM] = nm

@@ -232,7 +232,7 @@ def build_tables(start, count, setup, info, seatout) -> dict[str, dict[str, np.n
     games = np.arange(start, start + count, dtype=np.int64)
     hands = {
         "game": np.repeat(games, R),
-        "round": np.tile(np.arange(R, dtype=np.int8), count),
+        "round": np.tile(np.arange(1, R + 1, dtype=np.int8), count),  # 1-based, as the deal events (contract_r1_...)
         "contract": np.tile(np.array(setup.labels, dtype=object), count),
         "went_out": info[:, I_WENT_OUT].astype(np.int8),
         "turns": info[:, I_TURNS].astype(np.int16),

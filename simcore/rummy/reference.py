@@ -305,7 +305,11 @@ def play_hand(rules, r: int, policies, seed: int = 0, claim_seats=None, max_turn
         if not down[p] and M.contract_ok(a1, a2, j, k, m, mp) and (heur or rng.random() < 0.5):
             # Loba's final round with bought cards: longer melds must take all but one card
             whole = at_once and len(h) > 3 * k + 4 * m + 1
-            ok, left, rows, l1, l2, lj = M.best_laydown(a1, a2, j, k, m, mp, 1 if whole else extend)
+            if (whole or extend) and getattr(rules, "exact_laydown" if cont else "exact_go_out", False):
+                from cardsim.simcore.rummy.laydown import exact_laydown
+                ok, left, rows, l1, l2, lj = exact_laydown(a1, a2, j, k, m, mp)
+            else:
+                ok, left, rows, l1, l2, lj = M.best_laydown(a1, a2, j, k, m, mp, 1 if whole else extend)
             from cardsim.simcore.rummy.cards import planes_cards
             after = planes_cards(int(l1), int(l2), int(lj))
             if not (whole and len(after) > 1):

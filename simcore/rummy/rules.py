@@ -44,6 +44,7 @@ class LobaRules(Rules):
     max_jokers_per_meld: int = 1
     claims: bool = False
     max_claims_per_round: int = 0
+    exact_go_out: bool = True
 
     GAME: ClassVar[str] = "loba"
     SWITCHES: ClassVar = {
@@ -58,6 +59,9 @@ class LobaRules(Rules):
                                       low=0, high=2),
         "claims": Switch("bool", "buying: another player may take a refused discard plus a penalty stock card"),
         "max_claims_per_round": Switch("int", "buys allowed per player and round (0 = unlimited)", low=0, high=20),
+        "exact_go_out": Switch("bool", "final round with buys: go out whenever some lay-down plus same-turn lay-offs "
+                                       "leaves at most one card (exact search, jokers laid off anywhere they fit); "
+                                       "off = the old greedy check (most points, lay-down joker limit on lay-offs)"),
     }
     HOUSE_CHOICES: ClassVar = {
         "cards_dealt": "11 cards per round; 12 in a 3-escalera round (the contract needs 12)",
@@ -93,8 +97,9 @@ class LobaRules(Rules):
         "final_round": "in a round whose contract uses every dealt card (the final 2E1T, 3E) the first "
                        "lay-down goes out at once: a player holding more cards (buys) may lay down only when "
                        "the whole hand goes, the contract's melds lengthened by the extra cards (same-turn "
-                       "lay-offs on the player's own new melds, the solver's greedy extend mode) leaving at "
-                       "most one card, which is discarded; the heuristic never buys in such a round",
+                       "lay-offs on the player's own new melds, jokers laid off anywhere they fit: the exact "
+                       "search of laydown.py, switch exact_go_out) leaving at most one card, which is discarded; "
+                       "the heuristic never buys in such a round",
         "match_winner": "lowest total; a tie goes to the tied player who won a round most recently, then to "
                         "the lowest seat",
         "round_cap": "a round reaching max_turns turns (play option, default 400) or where neither stock nor "
@@ -141,6 +146,7 @@ class ContinentalRules(Rules):
     claims: bool = True
     claim_penalty_cards: int = 1
     max_claims_per_hand: int = 0
+    exact_laydown: bool = True
 
     GAME: ClassVar[str] = "continental"
     SWITCHES: ClassVar = {
@@ -150,13 +156,17 @@ class ContinentalRules(Rules):
         "claims": Switch("bool", "robar de contra: a later player may take a refused pozo card plus penalty"),
         "claim_penalty_cards": Switch("int", "stock cards taken as a penalty with a claimed card", low=0, high=5),
         "max_claims_per_hand": Switch("int", "claims allowed per player and hand (0 = unlimited)", low=0, high=20),
+        "exact_laydown": Switch("bool", "the lay-down with same-turn lay-offs on its new melds leaves the fewest "
+                                        "cards, then the fewest points (exact search); off = the old greedy solver "
+                                        "(most points laid)"),
     }
     HOUSE_CHOICES: ClassVar = {
         "naturals": "a meld needs at least 1 natural card; an escalera's jokers are never adjacent "
                     "(so at least half of it is natural)",
         "jokers": "no limit on jokers per meld (a trío may hold any number)",
         "lay_down": "exactly the hand's combinations, each of any valid length; cards laid off on the same "
-                    "turn count as part of the lay-down",
+                    "turn count as part of the lay-down; the lay-down chosen leaves the fewest cards, then the "
+                    "fewest points (switch exact_laydown), then further same-turn lay-offs go on any table meld",
         "escalera_length": "at most 13 cards (no duplicate card), circular through the ace",
         "deal_rounds": "hand r of deal i uses RNG stream game_key(seed, i * 7 + r)",
         "draws": "deal statistics after K draws: the seat's dealt cards plus stock cards in turn order as "

@@ -12,15 +12,18 @@ contra*), lay down, lay off, discard) the search
 2. samples ``W = max(1, N // candidates)`` *worlds* (:func:`sample_world`) from what the seat
    knows: its hand, the table melds, the discard pile, every opponent's card count and
    the cards each opponent is known to hold (taken from the pile or claimed and not yet
-   played), the stock size. The other cards (the pack minus everything seen) are
-   shuffled with the search stream and dealt to the opponents' unknown places and the
-   stock. Nothing else of the true state is read;
+   played), the stock size, the turns played. The other cards (the pack minus everything
+   seen) are dealt with the search stream to the opponents' unknown places and the stock,
+   an opponent keeping the nearest of a few candidate hands to its contract (players keep
+   what serves their contract). Nothing else of the true state is read;
 3. applies every candidate in every world (common worlds and common rollout streams:
    paired comparisons) and plays the round to its end with the heuristic at every seat
    (the same engine step as real play), scoring the seat's round points (0, or -10
    for Continental's close in one turn, when it goes out: fewest points is both "win the
    round" and "lose least");
-4. plays the candidate with the lowest mean points.
+4. plays the candidate with the lowest mean points when it beats the heuristic's choice by
+   more than ``SWITCH_Z`` standard errors of the paired differences, else the heuristic's
+   choice.
 
 The search stream is ``search_key(seed, game * rounds + round)``, never the game's own
 stream, so the deal, the stock and the other seats' random choices are the same whatever
@@ -39,12 +42,18 @@ from cardsim.simcore.rummy.contract import contract_ok
 from cardsim.simcore.rummy.engine import (advance, apply_decision, count_of, distance, layable, n_cards,
                                           round_points)
 from cardsim.simcore.rummy.policies import DISCARD_ORDER, HEUR_CAP, choose_heuristic
-from cardsim.simcore.rummy.state import (F_DIST, F_DOWN, LO_GREEDY, LO_STOP, P_PLAYERS, PH_CLAIM, PH_DISCARD,
-                                         PH_LAYDOWN, PH_LAYOFF, PH_TAKE, V_K, V_M, V_NM, V_NPILE, V_PHASE, V_SP,
+from cardsim.simcore.rummy.state import (F_DIST, F_DOWN, LO_GREEDY, LO_STOP, P_PLAYERS, PH_CLAIM, PH_LAYDOWN,
+                                         PH_LAYOFF, PH_TAKE, V_K, V_M, V_NM, V_NPILE, V_PHASE, V_SP, V_TURNS,
                                          copy_state, new_state)
 
-MAX_DISCARD_CANDIDATES = 6
+MAX_DISCARD_CANDIDATES = 4
 MAX_CANDIDATES = 8
+#: An alternative replaces the heuristic's choice only when its mean paired difference in points
+#: is below ``-SWITCH_Z`` standard errors (flat Monte Carlo over noisy round scores otherwise
+#: follows the noise: with plain argmin, search:64 scored more points than the heuristic).
+SWITCH_Z = 3.0
+#: Candidate hands per opponent in a world (see :func:`sample_world`).
+MAX_TRIES = 4
 
 
 @njit(cache=True)
@@ -81,40 +90,81 @@ def unseen_pool(st, me, prm):
 def sample_world(st, me, prm, mp, world, sstate):
     """Copy ``st`` into ``world`` with the cards seat ``me`` cannot see redealt at random (stream
     ``sstate``) consistently with its information; every seat's distance memory is recomputed
-    from the sampled hands. Returns the new search state."""
+    from the sampled hands. Returns the new search state.
+
+    Opponent model: players keep the cards that serve their contract, so a uniform redeal makes
+    opponents who have played for a while look far weaker than they are (the search then
+    overrates slow plans). Each opponent not yet down draws ``1 + turns / players`` (at most
+    :data:`MAX_TRIES`) candidate hands from the unseen cards and keeps the one nearest to its
+    contract; this uses public information only (turns played, who is down)."""
     copy_state(world, st)
-    h1, h2, hj, seen, deck, sv = world[0], world[1], world[2], world[4], world[10], world[11]
+    h1, h2, hj, seat, seen, deck, sv = world[0], world[1], world[2], world[3], world[4], world[10], world[11]
     P = prm[P_PLAYERS]
+    k, m = sv[V_K], sv[V_M]
     pool = unseen_pool(st, me, prm)
     n = 0
     for c in range(53):
         n += pool[c]
     cards = np.empty(max(n, 1), np.int64)
+    keep = np.empty(max(n, 1), np.int64)
     t = 0
     for c in range(53):
         for u in range(pool[c]):
             cards[t] = c
             t += 1
-    for i in range(n - 1):
-        sstate, k = randbelow(sstate, n - i)
-        x = cards[i]
-        cards[i] = cards[i + k]
-        cards[i + k] = x
-    t = 0
+    t = 0  # cards[:t] are dealt, cards[t:n] remain
+    tries = min(MAX_TRIES, 1 + sv[V_TURNS] // P)
     for q in range(P):
         if q == me:
             continue
         cnt = n_cards(h1[q], h2[q], hj[q])
+        for c in range(53):
+            cnt -= seen[q, c]
+        best_d = 1 << 20
+        nt = tries if not seat[F_DOWN, q] else 1
+        for trial in range(nt):
+            for i in range(cnt):  # a uniform cnt-subset of the remaining cards into cards[t:t+cnt]
+                sstate, x = randbelow(sstate, n - t - i)
+                y = cards[t + i]
+                cards[t + i] = cards[t + i + x]
+                cards[t + i + x] = y
+            if nt == 1:
+                break
+            b1 = np.uint64(0)
+            b2 = np.uint64(0)
+            bj = np.int64(0)
+            for c in range(53):
+                for u in range(seen[q, c]):
+                    b1, b2, bj = add_card(b1, b2, bj, c)
+            for i in range(cnt):
+                b1, b2, bj = add_card(b1, b2, bj, cards[t + i])
+            d = distance(b1, b2, bj, k, m, mp, HEUR_CAP)
+            if d < best_d:
+                best_d = d
+                for i in range(cnt):
+                    keep[i] = cards[t + i]
+        if nt > 1:  # move the kept hand to cards[t:t+cnt] (the chosen cards are among the remaining ones)
+            for i in range(cnt):
+                for u in range(t + i, n):
+                    if cards[u] == keep[i]:
+                        y = cards[t + i]
+                        cards[t + i] = cards[u]
+                        cards[u] = y
+                        break
         h1[q] = 0
         h2[q] = 0
         hj[q] = 0
         for c in range(53):
             for u in range(seen[q, c]):
                 _add(world, q, c)
-                cnt -= 1
-        for u in range(cnt):
-            _add(world, q, cards[t])
-            t += 1
+        for i in range(cnt):
+            _add(world, q, cards[t + i])
+        t += cnt
+    for i in range(t, n - 1):  # the stock: the rest in random order
+        sstate, x = randbelow(sstate, n - i)
+        y = cards[i]
+        cards[i] = cards[i + x]
+        cards[i + x] = y
     for i in range(sv[V_SP], deck.shape[0]):
         deck[i] = cards[t]
         t += 1
@@ -204,7 +254,10 @@ def search_choose(st, me, prm, mp, cseat, budget, sstate):
     world = new_state(P, D)
     work = new_state(P, D)
     log = np.zeros((1, 6), np.int64)
-    total = np.zeros(nc, np.int64)
+    # paired differences to the heuristic's candidate (index 0): sum and sum of squares per candidate
+    diff = np.zeros(nc, np.float64)
+    diff2 = np.zeros(nc, np.float64)
+    score = np.zeros(nc, np.int64)
     W = max(1, budget // nc)
     for w in range(W):
         sstate = sample_world(st, me, prm, mp, world, sstate)
@@ -214,9 +267,19 @@ def search_choose(st, me, prm, mp, cseat, budget, sstate):
             rs, nl = apply_decision(work, cand[i], prm, mp, rstate, log, 0, False)
             refresh_distance(work, me, mp)
             rs = rollout(work, prm, mp, cseat, rs, log)
-            total[i] += round_points(work, prm, me)
+            score[i] = round_points(work, prm, me)
+        for i in range(1, nc):
+            x = float(score[i] - score[0])
+            diff[i] += x
+            diff2[i] += x * x
+    # the heuristic's choice stands unless another candidate is better by SWITCH_Z standard errors
     best = 0
+    best_mean = 0.0
     for i in range(1, nc):
-        if total[i] < total[best]:
+        mean = diff[i] / W
+        var = (diff2[i] / W - mean * mean) * W / max(W - 1, 1)
+        se = np.sqrt(max(var, 0.0) / W)
+        if mean < best_mean and (mean < -SWITCH_Z * se or (se == 0.0 and W > 1)):
             best = i
+            best_mean = mean
     return sstate, cand[best]

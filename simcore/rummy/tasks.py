@@ -17,7 +17,8 @@ or ``SEAT=NAME`` pairs), ``claim_seats`` (seats allowed to claim: ``all`` (defau
 
 Tables (``run_chunk`` returns both)
 -----------------------------------
-``hands`` (one row per game x round): ``game`` int64, ``round`` int8 (0-based),
+``hands`` (one row per game x round): ``game`` int64, ``round`` int8 (1-based: round 1 is the
+first, as in the deal events ``contract_r1_...``),
 ``contract`` string (``2T``, ``1E1T`` ... / ``TT`` ... ``EEE``), ``went_out`` int8 (seat,
 -1 when capped), ``turns`` int16, ``reshuffles`` int8 (clipped at 127), ``capped`` bool
 (nobody went out: the turn cap or no card left to draw; ``turns < max_turns`` tells the

@@ -120,7 +120,7 @@ def test_tables_match_round_states_and_match_results():
             for r in range(R):
                 st = G.round_state(21, 10 + g, r, rules, MIX, log_on=False)
                 i = g * R + r
-                assert h["game"][i] == 10 + g and h["round"][i] == r
+                assert h["game"][i] == 10 + g and h["round"][i] == r + 1  # 1-based
                 assert [int(h[f"points_{s}"][i]) for s in range(P)] == st["points"]
                 assert [int(h[f"claims_{s}"][i]) for s in range(P)] == st["claims"]
                 assert [bool(h[f"laid_down_{s}"][i]) for s in range(P)] == [bool(x) for x in st["laid_down"]]

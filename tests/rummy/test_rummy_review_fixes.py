@@ -25,7 +25,7 @@ MIX = ["heuristic", "random", "heuristic", "random"]
 
 # ----------------------------------------------------------------------------- 1. Loba final round
 def _final_round_rows(h, R):
-    f = np.asarray(h["round"]) == R - 1
+    f = np.asarray(h["round"]) == R  # 1-based
     P = sum(1 for c in h if c.startswith("laid_down_"))
     downs = np.stack([np.asarray(h[f"laid_down_{s}"]) for s in range(P)], axis=1)[f]
     return downs, np.asarray(h["went_out"])[f], np.asarray(h["closed_in_one_turn"])[f], np.asarray(h["capped"])[f]
@@ -77,7 +77,7 @@ def _laydown_out(cards, k, m, mp=M.LOBA_MP):
     st[0][1], st[1][1], st[2][1] = np.uint64(a1), np.uint64(a2), j
     st[11][S.V_K], st[11][S.V_M] = k, m
     log = np.zeros((200, 6), np.int64)
-    ok, nl = E.laydown_out(st, np.int64(1), mp, log, np.int64(0), True)
+    ok, nl = E.laydown_out(st, np.int64(1), mp, 1, log, np.int64(0), True)
     nm = int(st[11][S.V_NM])
     mcards, mlen = st[6], st[7]
     melds = [[int(c) for c in mcards[i, :mlen[i]]] for i in range(nm)]

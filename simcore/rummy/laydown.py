@@ -1,0 +1,291 @@
+"""The exact lay-down with same-turn lay-offs on its own new melds (fewest cards left, then fewest points), ``@njit``.
+
+Continental lays down its combinations at any valid length (cards laid off on the same
+turn count as part of the lay-down), and Loba's final round with bought cards goes out
+only when the contract's melds, lengthened by same-turn lay-offs, take the whole hand
+but at most one card. Both ask: which lay-down of ``k`` tríos + ``m`` escaleras, each
+lengthened by lay-offs, leaves the fewest cards in hand (then the fewest points)?
+
+Exact method (:func:`exact_laydown`):
+
+1. every choice of the ``m`` escalera *cores* (4-card windows and joker patterns within
+   the lay-down limits, jokers also on slots whose natural is held: the enumeration of
+   :func:`cardsim.simcore.rummy.contract._next_window`);
+2. every choice of the ``k`` trío ranks (non-decreasing) and of the jokers in each trío's
+   3-card core; a trío of rank ``r`` *reserves* the naturals of its core (a count: any
+   suit serves a trío);
+3. the escaleras are lengthened: every held natural that fits an end is laid (beyond the
+   reserved counts; laying a fitting natural never blocks another card, so this closure
+   is exact), and the remaining jokers are placed on escalera ends in every combination
+   (the closure after each), a joker laid off anywhere it fits (``max_jokers`` limits
+   the lay-down only); each placement multiset is tried once;
+4. the tríos take every remaining natural of their rank, the spare jokers go on the first
+   trío (a trío takes any number of laid-off jokers).
+
+The best over all choices is exact for the lay-off rules of
+:func:`cardsim.simcore.rummy.melds.lay_off` (tested against a brute force over all meld
+partitions in ``tests/rummy/test_rummy_laydown.py``).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardsim.simcore.rummy.cards import RANK_POINTS
+from cardsim.simcore.rummy.contract import _U1, RUN, TRIO, _next_window, _rank_count, _take
+
+
+@njit(cache=True)
+def _left(a1, a2, j):
+    """``(cards, points)`` of a hand."""
+    n = j
+    pts = 50 * j
+    for c in range(52):
+        bit = _U1 << np.uint64(c)
+        x = ((a1 & bit) != 0) + ((a2 & bit) != 0)
+        n += x
+        pts += RANK_POINTS[c % 13] * x
+    return n, pts
+
+
+@njit(cache=True)
+def _close_runs(rows, m, a1, a2, reserve, circular):
+    """Lay every held natural that fits an escalera end (keeping ``reserve[r]`` naturals of rank ``r``)."""
+    changed = True
+    while changed:
+        changed = False
+        for i in range(m):
+            while rows[i, 3] < 13:
+                s = rows[i, 1]
+                start = rows[i, 2]
+                hi = start + rows[i, 3]
+                if circular or hi <= 13:
+                    r = hi % 13
+                    bit = _U1 << np.uint64(s * 13 + r)
+                    if (a1 & bit) and _rank_count(a1, a2, r) > reserve[r]:
+                        a1, a2 = _take(a1, a2, bit)
+                        rows[i, 3] += 1
+                        changed = True
+                        continue
+                lo = start - 1
+                if circular or lo >= 0:
+                    r = lo % 13
+                    bit = _U1 << np.uint64(s * 13 + r)
+                    if (a1 & bit) and _rank_count(a1, a2, r) > reserve[r]:
+                        a1, a2 = _take(a1, a2, bit)
+                        rows[i, 2] = r if circular else lo
+                        rows[i, 3] += 1
+                        rows[i, 4] = rows[i, 4] << 1
+                        changed = True
+                        continue
+                break
+    return a1, a2
+
+
+@njit(cache=True)
+def _place_joker(rows, i, high, circular, no_adjacent):
+    """Lay a joker on escalera ``i``'s high (or low) end when the rules allow; returns success."""
+    L = rows[i, 3]
+    if L >= 13:
+        return False
+    if high:
+        if not (circular or rows[i, 2] + L <= 13) or (no_adjacent and (rows[i, 4] >> (L - 1)) & 1):
+            return False
+        rows[i, 4] |= 1 << L
+        rows[i, 3] = L + 1
+        return True
+    if not (circular or rows[i, 2] >= 1) or (no_adjacent and rows[i, 4] & 1):
+        return False
+    rows[i, 2] = (rows[i, 2] - 1) % 13 if circular else rows[i, 2] - 1
+    rows[i, 4] = (rows[i, 4] << 1) | 1
+    rows[i, 3] = L + 1
+    return True
+
+
+@njit(cache=True)
+def _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand, work):
+    """Lengthen the escaleras (naturals, then every multiset of joker placements), let the tríos
+    take their rank and the spare jokers; keep the best result in ``best = [cards, points]``."""
+    circular, no_adjacent = mp[2], mp[3]
+    n_opt = 2 * m
+    seq = np.zeros(max(j, 1), np.int64)
+    for used in range(j + 1):
+        if used > 0 and n_opt == 0:
+            break
+        for t in range(used):
+            seq[t] = 0
+        while True:
+            for i in range(m):
+                for c in range(6):
+                    work[i, c] = runs[i, c]
+            b1, b2 = _close_runs(work, m, a1, a2, reserve, circular)
+            ok = True
+            for t in range(used):
+                o = seq[t]
+                if not _place_joker(work, o // 2, o % 2 == 0, circular, no_adjacent):
+                    ok = False
+                    break
+                b1, b2 = _close_runs(work, m, b1, b2, reserve, circular)
+            if ok:
+                bj = j - used
+                # tríos: every remaining natural of their rank, then the spare jokers on the first one
+                c1, c2 = b1, b2
+                for t in range(k):
+                    r = t_rank[t]
+                    if t > 0 and t_rank[t - 1] == r:
+                        continue
+                    for s in range(4):
+                        bit = _U1 << np.uint64(s * 13 + r)
+                        while c1 & bit:
+                            c1, c2 = _take(c1, c2, bit)
+                extra = bj if k > 0 else 0
+                n, pts = _left(c1, c2, bj - extra)
+                if n < best[0] or (n == best[0] and pts < best[1]):
+                    best[0] = n
+                    best[1] = pts
+                    for i in range(m):
+                        for c in range(6):
+                            best_rows[i, c] = work[i, c]
+                    row = m
+                    t = 0
+                    while t < k:
+                        r = t_rank[t]
+                        same = 1
+                        while t + same < k and t_rank[t + same] == r:
+                            same += 1
+                        surplus = _rank_count(b1, b2, r) - reserve[r]  # each trío keeps its core naturals
+                        for u in range(same):
+                            ni = 3 - t_jok[t + u] + (surplus if u == 0 else 0)
+                            ji = t_jok[t + u] + (extra if row == m else 0)
+                            best_rows[row, 0] = TRIO
+                            best_rows[row, 1] = r
+                            best_rows[row, 2] = ni + ji
+                            best_rows[row, 3] = ji
+                            best_rows[row, 4] = ni
+                            best_rows[row, 5] = 0
+                            row += 1
+                        t += same
+                    best_hand[0] = c1
+                    best_hand[1] = c2
+                    best_hand[2] = np.uint64(bj - extra)
+            # next non-decreasing placement sequence
+            t = used - 1
+            while t >= 0 and seq[t] == n_opt - 1:
+                t -= 1
+            if t < 0:
+                break
+            seq[t] += 1
+            for u in range(t + 1, used):
+                seq[u] = seq[t]
+
+
+@njit(cache=True)
+def _trio_choices(runs, m, a1, a2, j, k, mp, best, best_rows, best_hand, work):
+    """Every choice of trío ranks and core jokers after the escalera cores ``runs``."""
+    jcap = min(mp[0], 3 - mp[1])
+    t_rank = np.zeros(max(k, 1), np.int64)
+    t_jok = np.zeros(max(k, 1), np.int64)
+    reserve = np.zeros(13, np.int64)
+    if k == 0:
+        _finish(runs, m, a1, a2, j, 0, t_rank, t_jok, reserve, mp, best, best_rows, best_hand, work)
+        return
+    # odometer over (rank, jokers) per trío, ranks non-decreasing
+    n_states = 13 * (jcap + 1)
+    code = np.zeros(k, np.int64)
+    while True:
+        ok = True
+        for t in range(1, k):
+            if code[t] < code[t - 1]:
+                ok = False
+        if ok:
+            for r in range(13):
+                reserve[r] = 0
+            jused = 0
+            for t in range(k):
+                t_rank[t] = code[t] // (jcap + 1)
+                t_jok[t] = code[t] % (jcap + 1)
+                reserve[t_rank[t]] += 3 - t_jok[t]
+                jused += t_jok[t]
+            if jused <= j:
+                for r in range(13):
+                    if reserve[r] > _rank_count(a1, a2, r):
+                        ok = False
+                        break
+                if ok:
+                    _finish(runs, m, a1, a2, j - jused, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand,
+                            work)
+        t = k - 1
+        while t >= 0 and code[t] == n_states - 1:
+            t -= 1
+        if t < 0:
+            return
+        code[t] += 1
+        for u in range(t + 1, k):
+            code[u] = code[t]
+
+
+@njit(cache=True, inline="always")
+def _set_core(runs, i, w, pat):
+    runs[i, 0] = RUN
+    runs[i, 1] = w // 13
+    runs[i, 2] = w % 13
+    runs[i, 3] = 4
+    runs[i, 4] = pat
+    runs[i, 5] = 0
+
+
+@njit(cache=True)
+def exact_laydown(a1, a2, jokers, k, m, mp):
+    """The lay-down of ``k`` tríos + ``m`` escaleras, lengthened by same-turn lay-offs on its own
+    melds, leaving the fewest cards in hand, then the fewest points.
+
+    Returns ``(ok, left_points, melds int64[k+m, 6], l1, l2, ljokers)`` like
+    :func:`cardsim.simcore.rummy.melds.best_laydown` (escaleras first; a trío row's size,
+    jokers and naturals include its lay-offs).
+    """
+    a1 = np.uint64(a1)
+    a2 = np.uint64(a2)
+    mj, mn, ci, na = mp[0], mp[1], mp[2], mp[3]
+    runs = np.zeros((3, 6), np.int64)
+    work = np.zeros((3, 6), np.int64)
+    best = np.array([1 << 30, 1 << 30], np.int64)
+    best_rows = np.zeros((k + m, 6), np.int64)
+    best_hand = np.zeros(3, np.uint64)
+    if m == 0:
+        _trio_choices(runs, 0, a1, a2, jokers, k, mp, best, best_rows, best_hand, work)
+    else:
+        w0 = 0
+        p0 = 0
+        while best[0] > 0:
+            w0, p0, b1, b2, j1, _ = _next_window(a1, a2, jokers, w0, p0, 0, True, mj, mn, ci, na)
+            if w0 >= 52:
+                break
+            _set_core(runs, 0, w0, p0)
+            if m == 1:
+                _trio_choices(runs, 1, b1, b2, j1, k, mp, best, best_rows, best_hand, work)
+            else:
+                w1 = w0
+                p1 = 0
+                while best[0] > 0:
+                    w1, p1, c1, c2, j2, _ = _next_window(b1, b2, j1, w1, p1, 0, True, mj, mn, ci, na)
+                    if w1 >= 52:
+                        break
+                    _set_core(runs, 1, w1, p1)
+                    if m == 2:
+                        _trio_choices(runs, 2, c1, c2, j2, k, mp, best, best_rows, best_hand, work)
+                    else:
+                        w2 = w1
+                        p2 = 0
+                        while best[0] > 0:
+                            w2, p2, d1, d2, j3, _ = _next_window(c1, c2, j2, w2, p2, 0, True, mj, mn, ci, na)
+                            if w2 >= 52:
+                                break
+                            _set_core(runs, 2, w2, p2)
+                            _trio_choices(runs, 3, d1, d2, j3, k, mp, best, best_rows, best_hand, work)
+                            p2 += 1
+                    p1 += 1
+            p0 += 1
+    if best[0] >= 1 << 30:
+        total = _left(a1, a2, jokers)[1]
+        return False, total, best_rows, a1, a2, jokers
+    return True, best[1], best_rows, best_hand[0], best_hand[1], np.int64(best_hand[2])
