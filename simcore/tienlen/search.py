@@ -10,7 +10,8 @@ follow or pass, and a passed player's bomb-or-pass-again under ``bombs_after_pas
    the heuristic prefers. A play that empties the hand is taken at once, and a forced
    decision (one candidate) costs nothing.
 2. **Worlds** -- ``max(1, N // candidates)`` determinizations, each shared by all
-   candidates (paired comparisons). A world deals the cards the seat cannot see -- the
+   candidates (paired comparisons); so ``N`` is the rollouts per decision, except that a
+   budget below the number of candidates still gives each candidate one rollout. A world deals the cards the seat cannot see -- the
    52 cards minus its hand, the cards played so far, and the cards below the match's
    first lead card (the first leader held the lowest dealt card, so those were not
    dealt) -- at random to the opponents by their card counts. The sampler reads only
