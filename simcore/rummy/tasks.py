@@ -38,10 +38,12 @@ import pyarrow as pa
 
 from cardsim.simcore.config import ConfigError
 from cardsim.simcore.rummy.rules import ContinentalRules, LobaRules
-from cardsim.simcore.tasks import TABLE_SEAT, DealTaskBase, PlayTaskBase, grid_counts_table
+from cardsim.simcore.tasks import TABLE_SEAT, DealTaskBase, PlayTaskBase, grid_counts_table, policy_budgets
 
 #: The play policies (codes: :data:`cardsim.simcore.rummy.policies.POLICIES`, the same order).
 POLICY_NAMES = ("random", "heuristic", "search")
+#: Games per chunk when a seat searches (a search:64 match costs about a thousand heuristic matches).
+SEARCH_CHUNK_GAMES = 16
 
 
 class RummyDealTask(DealTaskBase):
@@ -146,6 +148,13 @@ class RummyPlayTask(PlayTaskBase):
     @staticmethod
     def tables(config) -> tuple[str, ...]:
         return ("matches", "hands")
+
+    def default_chunk_size(self, options: Mapping[str, Any]) -> int:
+        """Smaller chunks when a seat searches, so progress and interrupts stay fine-grained."""
+        policies = list(options.get("policies") or [])
+        if policies and policy_budgets(policies, len(policies)).any():
+            return SEARCH_CHUNK_GAMES
+        return self.chunk_games
 
     def parse_options(self, rules, options: Mapping[str, Any]) -> dict[str, Any]:
         options = super().parse_options(rules, options)

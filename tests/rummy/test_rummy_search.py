@@ -132,3 +132,14 @@ def test_search_play_is_reproducible_across_chunks_and_threads(rules):
             np.testing.assert_array_equal(values, one_block[table][col])
             np.testing.assert_array_equal(values, serial[table][col])
             np.testing.assert_array_equal(values, np.concatenate([p[table][col] for p in parts]))
+
+
+def test_runs_with_a_search_seat_use_small_chunks():
+    from cardsim.simcore.rummy.tasks import CONTINENTAL_PLAY_TASK as PLAY
+    from cardsim.simcore.rummy.tasks import SEARCH_CHUNK_GAMES
+
+    rules = ContinentalRules()
+    searching = PLAY.parse_options(rules, {"policy": "0=search"})
+    assert searching["policies"][0] == "search:64"
+    assert PLAY.default_chunk_size(searching) == SEARCH_CHUNK_GAMES
+    assert PLAY.default_chunk_size(PLAY.parse_options(rules, {})) == PLAY.chunk_games
