@@ -177,7 +177,7 @@ def test_overwrite_replaces_dataset_atomically(tmp_path, capsys):
 
 
 def test_interrupted_run_publishes_nothing_and_resumes(tmp_path, capsys, monkeypatch):
-    import cardsim.simcore.tienlen.deal_task as deal_task
+    import cardsim.simcore.tienlen.tasks as deal_task
 
     calls = {"n": 0}
     original = deal_task.DealTask.run_chunk
@@ -209,7 +209,7 @@ def test_interrupted_run_publishes_nothing_and_resumes(tmp_path, capsys, monkeyp
 def test_interrupt_without_out_leaves_nothing(tmp_path, capsys, monkeypatch):
     import tempfile
 
-    import cardsim.simcore.tienlen.deal_task as deal_task
+    import cardsim.simcore.tienlen.tasks as deal_task
 
     def interrupted(config, chunk_id):
         raise KeyboardInterrupt
@@ -254,7 +254,7 @@ def test_draws_option_only_for_contract_games(capsys):
 
 
 def test_internal_errors_are_one_line(tmp_path, capsys, monkeypatch):
-    import cardsim.simcore.tienlen.deal_task as deal_task
+    import cardsim.simcore.tienlen.tasks as deal_task
 
     def broken(config, chunk_id):
         raise RuntimeError("kernel exploded")

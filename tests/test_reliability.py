@@ -97,7 +97,7 @@ def test_resume_errors(tmp_path, capsys):
 
 def _interrupted_partial(tmp_path, capsys, monkeypatch, name="run"):
     """An unfinished run with its first of three chunks saved."""
-    import cardsim.simcore.tienlen.deal_task as deal_task
+    import cardsim.simcore.tienlen.tasks as deal_task
 
     original = deal_task.DealTask.run_chunk
     calls = {"n": 0}
