@@ -92,7 +92,14 @@ def _first_numba_line(exc: Exception) -> str:
 
 
 def compile_event(game: str, ref: str):
-    """The user's function compiled for the game's hand type; ConfigError on any problem."""
+    """The user's function compiled for the game's hand type; ConfigError on any problem
+    (compiled once per process and file version)."""
+    if game not in HANDS:
+        raise ConfigError(f"--event is not available for {game} yet (games: {', '.join(HANDS)})")
+    return _cached("event", game, ref, lambda: _compile_event(game, ref))
+
+
+def _compile_event(game: str, ref: str):
     if game not in HANDS:
         raise ConfigError(f"--event is not available for {game} yet (games: {', '.join(HANDS)})")
     import numba
@@ -112,6 +119,25 @@ def compile_event(game: str, ref: str):
     if not isinstance(result, (types.Boolean, types.Integer)):
         raise ConfigError(f"--event {ref}: must return a bool for one hand, returns {result}")
     return dispatcher
+
+
+#: compiled events and their kernels, per (game, ref, file mtime): a run compiles once
+#: per process, not once per chunk
+_COMPILED: dict = {}
+
+
+def _cached(kind: str, game: str, ref: str, build):
+    import os
+
+    path, _ = split_ref(ref, "--event")
+    try:
+        stamp = os.stat(path).st_mtime_ns
+    except OSError:
+        stamp = None
+    key = (kind, game, ref, stamp)
+    if key not in _COMPILED:
+        _COMPILED[key] = build()
+    return _COMPILED[key]
 
 
 def event_name(ref: str) -> str:
@@ -152,7 +178,8 @@ def event_frame(game: str, refs: list[str], frame):
     hands = np.ascontiguousarray(hands)
     out = pd.DataFrame(index=frame.index)
     for ref in refs:
-        hits = _hits_kernel(compile_event(game, ref), hands.ndim)(hands)
+        kernel = _cached(f"hits{hands.ndim}", game, ref, lambda: _hits_kernel(compile_event(game, ref), hands.ndim))
+        hits = kernel(hands)
         name = event_name(ref)
         out[name] = hits.any(axis=1).astype(float)
         for k, s in enumerate(seats):
@@ -168,7 +195,7 @@ def count_events(game: str, refs: list[str], seed: int, start: int, count: int, 
     out = np.zeros((len(refs), rules.players + 1), np.int64)
     if spec.fused is not None:
         for e, ref in enumerate(refs):
-            run = spec.fused(compile_event(game, ref))
+            run = _cached("fused", game, ref, lambda: spec.fused(compile_event(game, ref)))
             for lo in range(start, start + count, BLOCK):
                 hits = run(seed, lo, min(BLOCK, start + count - lo), rules)
                 out[e, :-1] += hits.sum(axis=0)
@@ -178,7 +205,8 @@ def count_events(game: str, refs: list[str], seed: int, start: int, count: int, 
         n = min(BLOCK, start + count - lo)
         hands = spec.hands(seed, lo, n, rules)
         if kernels is None:
-            kernels = [_hits_kernel(compile_event(game, ref), hands.ndim) for ref in refs]
+            kernels = [_cached(f"hits{hands.ndim}", game, ref,
+                               lambda: _hits_kernel(compile_event(game, ref), hands.ndim)) for ref in refs]
         for e, kernel in enumerate(kernels):
             hits = kernel(hands)
             out[e, :-1] += hits.sum(axis=0)
