@@ -1,4 +1,4 @@
-"""Deal kernel shared by Loba and Continental: is the contract in the dealt hand?
+"""Deal kernel shared by Loba and Continental (is the contract in the dealt hand?) and the stock draw of play.
 
 Deal ``i`` of a run covers every round (hand) of a game; round ``r`` (of ``R``) is an
 independent deal whose RNG stream is ``game_key(seed, i * R + r)``, so any round of any

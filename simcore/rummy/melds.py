@@ -294,11 +294,13 @@ def best_laydown(a1, a2, jokers, k, m, mp, extend):
     """The lay-down of ``k`` tríos + ``m`` escaleras leaving the fewest points in hand.
 
     ``extend = 0``: melds of exactly 3 / 4 cards (Loba: "exactly the contract"); exact.
-    ``extend = 1`` (Continental, where a player who is down may lay off on the same
-    turn): the minimal melds are enumerated exactly; then tríos take every natural of
-    their rank and the spare jokers and escaleras are extended at both ends (jokers on
-    escaleras only without tríos), trying escaleras-first and tríos-first: a greedy
-    lay-off (optimal on 3,517 of 3,517 random 6-9 card hands against brute force).
+    ``extend = 1`` (the old Continental lay-down with same-turn lay-offs, kept for the
+    switches ``exact_laydown=off`` / ``exact_go_out=off``): the minimal melds are
+    enumerated exactly; then tríos take every natural of their rank and the spare jokers
+    and escaleras are extended at both ends (jokers on escaleras only without tríos),
+    trying escaleras-first and tríos-first. This greedy lay-off maximises the points
+    laid, not the cards, and misses lay-downs (issue 13); the exact answer (fewest cards,
+    then points) is :func:`cardsim.simcore.rummy.laydown.exact_laydown`.
 
     Returns ``(ok, left_points, melds int64[k+m, 6], l1, l2, ljokers)``: the meld rows
     (escaleras first) and the planes of the cards left in hand.

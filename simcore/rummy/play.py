@@ -26,9 +26,11 @@ from the stock and claims are on, the refused pile card may be **claimed** (the 
 after the player in turn are asked in turn order, the first that wants it gets it plus
 the penalty card(s) from the stock; Loba: the discarder may not buy back, Continental:
 the discarder may); then **lay down** (exactly the contract: Loba melds of 3/4 cards via
-``best_laydown(extend=0)``; Continental the contract's combinations absorbing the
-extra cards they can, ``extend=1``; Loba's final round, whose contract uses every dealt
-card, see below); **lay off** on any table meld (Loba: only on turns
+``best_laydown(extend=0)``; Continental the contract's combinations lengthened by the
+extra cards they can take, the lay-down leaving the fewest cards, then points:
+:func:`cardsim.simcore.rummy.laydown.exact_laydown`, or the old greedy
+``best_laydown(extend=1)`` with ``exact_laydown=off``; Loba's final round, whose contract
+uses every dealt card, see below); **lay off** on any table meld (Loba: only on turns
 after the lay-down turn; Continental: the same turn too, and a natural may replace a
 joker of an escalera when the released joker is laid off at once on an escalera);
 **discard**. A player without cards (after lay-offs or the discard) goes out and ends
@@ -41,9 +43,10 @@ their hand.
 Loba's final round (any round whose contract uses every dealt card: 2E1T with 11 cards,
 3E with 12) ends at the first lay-down: a hand of contract + 1 cards lays down exactly the
 contract and discards the last card; a hand with more cards (buys) may lay down only
-when the solver's extend mode (``best_laydown(extend=1)``, longer melds) leaves at most
-one card: the exact contract melds go on the table, then the extra cards as same-turn
-lay-offs on them (:func:`_laydown_out`), and the player goes out.
+when some lay-down lengthened by same-turn lay-offs leaves at most one card (the exact
+search of :mod:`cardsim.simcore.rummy.laydown`; ``exact_go_out=off``: the old greedy
+extend mode): the exact contract melds go on the table, then the extra cards as same-turn
+lay-offs on them (:func:`cardsim.simcore.rummy.engine.laydown_out`), and the player goes out.
 
 Entry points: :func:`play_chunk` (bulk, parallel), :func:`play_logged` (serial, plus the
 move log), :func:`round_state` (final state of one round, for checks),
