@@ -1,5 +1,6 @@
-"""The ``cardsim`` command line (Typer).
+"""The ``cardsim`` command line (Typer): argument parsing and the commands.
 
+Running tasks lives in :mod:`cardsim.cli.runs`, rendering in :mod:`cardsim.cli.render`.
 Every user error prints one line ``cardsim: error: ...`` on stderr and exits with
 code 2, leaving no output behind.
 """
@@ -7,22 +8,24 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import secrets
 import sys
 from pathlib import Path
 from typing import Annotated, Any, List, Optional
 
 import typer
-from rich.console import Console
 
 try:  # recent typer vendors click; older releases depend on it
     from typer._click.exceptions import ClickException
 except ImportError:  # pragma: no cover
     from click.exceptions import ClickException
 
+from cardsim.cli.render import (_LazyProgress, _exact_text, print_comparison, print_ladder, print_plain_table,
+                                print_summary, print_sweep)
+from cardsim.cli.runs import (_CUSTOM_METRICS, _DRAWN_SEED, _YES, _required, check_backend, check_custom_metrics,
+                              execute_precision_run, execute_run, finish_and_report, parse_count, parse_seed,
+                              resolve_rules, run_missing_chunks, say_drawn_seed, task_options)
 from cardsim.simcore import registry
-from cardsim.simcore.config import CardsimError, ConfigError, Interrupted, RunFailed, load_rules_file, parse_set_options
+from cardsim.simcore.config import CardsimError, ConfigError, Interrupted, RunFailed
 
 app = typer.Typer(
     name="cardsim",
@@ -42,8 +45,6 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-stderr = Console(stderr=True, highlight=False)
-
 
 def _print_version(value: bool) -> None:
     if value:
@@ -58,349 +59,10 @@ def _root(version: Annotated[bool, typer.Option("--version", "-V", help="print t
                                                 is_eager=True, callback=_print_version)] = False) -> None:
     """Monte Carlo statistics for traditional card games."""
 
-_COUNT_RE = re.compile(r"^\s*(\d[\d_]*(?:\.\d+)?(?:[eE]\+?\d+)?)\s*([kKmMgG]?)\s*$")
-_SUFFIX = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9}
 
-
-def parse_count(text: str, what: str) -> int:
-    """Parse a positive count: ``1000000``, ``1_000_000``, ``1e6`` or ``1M``."""
-    match = _COUNT_RE.match(str(text))
-    if not match:
-        raise ConfigError(f"{what} must be a positive integer (e.g. 1000000, 1e6, 1M), got {text!r}")
-    number, suffix = match.groups()
-    value = float(number.replace("_", "")) * _SUFFIX[suffix.lower()]
-    if value != int(value) or value <= 0:
-        raise ConfigError(f"{what} must be a positive integer, got {text!r}")
-    return int(value)
-
-
-#: A seed drawn for the current command (None: given by the user or none drawn).
-_DRAWN_SEED: list = [None]
-
-
-def say_drawn_seed() -> None:
-    """One stderr line with a drawn seed, whatever --json/--quiet say: every run can be redone."""
-    if _DRAWN_SEED[0] is not None:
-        seed = _DRAWN_SEED[0]
-        sys.stderr.write(f"cardsim: seed {seed} (drawn; pass --seed {seed} to reproduce)\n")
-        _DRAWN_SEED[0] = None
-
-
-def parse_seed(text: Optional[str]) -> int:
-    """A seed in 0..2**64-1 (decimal or 0x hex); a fresh random one when omitted."""
-    if text is None:  # drawn: said when the run ends (also with --json / --quiet) so it can be reproduced
-        _DRAWN_SEED[0] = secrets.randbelow(2**63)
-        return _DRAWN_SEED[0]
-    try:
-        seed = int(str(text).replace("_", ""), 0)
-    except ValueError:
-        raise ConfigError(f"--seed must be an integer in 0..2**64-1, got {text!r}") from None
-    if not 0 <= seed < 2**64:
-        raise ConfigError(f"--seed must be in 0..2**64-1, got {text}")
-    return seed
-
-
-def resolve_rules(game: str, rules_file: Optional[Path], sets: List[str]):
-    """Rules from defaults, then ``--rules FILE.toml``, then ``--set key=value``."""
-    cls = registry.rules_class(game)
-    settings: dict[str, Any] = {}
-    if rules_file is not None:
-        from cardsim.simcore import lifecycle
-
-        lifecycle.check_input_file(rules_file, "rules file")  # capped: --rules /dev/zero
-        settings.update(load_rules_file(rules_file, game))
-    settings.update(parse_set_options(sets))
-    return cls.from_settings(settings)
-
-
-def print_summary(table, as_json: bool) -> None:
-    """Print a summary table (``analysis.summary``) as text or JSON records.
-
-    Deal runs give rates (event, seat, count, n, rate, ci_low, ci_high); play runs give
-    (metric, group, n, value, ci_low, ci_high).
-    """
-    if "event" not in table.columns:
-        if as_json:
-            sys.stdout.write(table.to_json(orient="records", force_ascii=False) + "\n")
-            return
-        rows = [(r.metric, r.group, f"{r.n:,}", f"{r.value:.4f}", f"[{r.ci_low:.4f}, {r.ci_high:.4f}]")
-                for r in table.itertuples(index=False)]
-        print_plain_table(("metric", "group", "n", "value", "95% CI"), rows, right=(2, 3, 4))
-        return
-    exact = "exact_low" in table.columns
-    if as_json:
-        records = []
-        for row in table.itertuples(index=False):
-            record = {
-                "event": row.event,
-                "seat": row.seat if row.seat == "any" else int(row.seat),
-                "count": int(row.count),
-                "n": int(row.n),
-                "rate": float(row.rate),
-                "ci_low": float(row.ci_low),
-                "ci_high": float(row.ci_high),
-            }
-            if exact:
-                record.update({k: (None if row_value != row_value else float(row_value))
-                               for k, row_value in (("exact_low", row.exact_low), ("exact_high", row.exact_high),
-                                                    ("z", row.z))})
-            records.append(record)
-        sys.stdout.write(json.dumps(records) + "\n")
-        return
-    rows = [(row.event, str(row.seat), f"{row.count:,}", f"{row.n:,}", f"{row.rate:.6f}",
-             f"[{row.ci_low:.6f}, {row.ci_high:.6f}]",
-             *((_exact_text(row.exact_low, row.exact_high), "" if row.z != row.z else f"{row.z:+.2f}")
-               if exact else ()))
-            for row in table.itertuples(index=False)]
-    header = ("event", "seat", "count", "n", "rate", "95% CI") + (("exact", "z") if exact else ())
-    print_plain_table(header, rows, right=(1, 2, 3, 4, 5, 6, 7))
-
-
-def _exact_text(low: float, high: float) -> str:
-    """An exact value, or its guaranteed bracket; blank when there is none."""
-    if low != low:
-        return ""
-    return f"{low:.6f}" if low == high else f"[{low:.6f}, {high:.6f}]"
-
-
-def print_plain_table(header, rows, right=()) -> None:
-    """Fixed-width text table on stdout (pipe-friendly: never wrapped)."""
-    widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
-    for line in (header, *rows):
-        cells = [str(x).rjust(w) if i in right else str(x).ljust(w) for i, (x, w) in enumerate(zip(line, widths))]
-        sys.stdout.write("  ".join(cells).rstrip() + "\n")
-
-
-class _LazyProgress:
-    """A rich progress bar on stderr, shown from the start of a run on a terminal
-    (spinner, chunks done, elapsed time, ETA); silent with --quiet or when stderr is not
-    a terminal. Until the first chunk is done it says that a first run compiles the
-    kernels (Numba caches them for later runs)."""
-
-    def __init__(self, enabled: bool, description: str, total: int):
-        from cardsim.simcore.runner import Stopwatch
-
-        self.enabled = enabled and stderr.is_terminal
-        self.description = description
-        self.total = total
-        self.clock = Stopwatch()
-        self.progress = None
-        self.task_id = None
-        if self.enabled:
-            from rich.progress import (BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn,
-                                       TimeRemainingColumn)
-
-            self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
-                                     TextColumn("{task.completed:,}/{task.total:,}"),
-                                     TimeElapsedColumn(), TimeRemainingColumn(), console=stderr, transient=True)
-            self.progress.start()
-            self.task_id = self.progress.add_task(
-                f"{description} (first chunk; compiles on a first run)", total=total)
-
-    def update(self, done: int, total: int) -> None:
-        if self.progress is None:
-            return
-        self.progress.update(self.task_id, completed=done, total=total, description=self.description)
-
-    def close(self) -> None:
-        if self.progress is not None:
-            self.progress.stop()
-
-
-BACKENDS = ("local", "dask")
-
-
-def task_options(spec, rules, options: dict[str, Any]) -> dict[str, Any]:
-    """Normalise and validate a task's options (e.g. per-seat policies)."""
-    options = spec.parse_options(rules, options)
-    spec.check_options(rules, options)
-    return options
-
-
-def run_missing_chunks(run, backend: str, scheduler: Optional[str], workers: Optional[int], quiet: bool) -> None:
-    """Execute the chunks of ``run`` that have no parts yet, on the chosen backend."""
-    from cardsim.simcore import lifecycle
-
-    progress = _LazyProgress(not quiet, f"{run.manifest['task']} {run.manifest['game']}", len(run.missing_chunks()))
-    try:
-        lifecycle.execute(run, backend, scheduler, workers, on_chunk=progress.update)
-    finally:
-        progress.close()
-
-
-def check_backend(backend: str, scheduler: Optional[str], workers: Optional[int]) -> None:
-    if backend not in BACKENDS:
-        raise ConfigError(f"unknown backend '{backend}' (known: {', '.join(BACKENDS)})")
-    if backend != "dask" and (scheduler or workers):
-        raise ConfigError("--scheduler and --workers need --backend dask")
-    if workers is not None and workers < 1:
-        raise ConfigError(f"--workers must be at least 1, got {workers}")
-
-
-#: ``--yes`` of the current command: run even what the estimate says cannot finish.
-_YES = [False]
 YesOpt = Annotated[bool, typer.Option("--yes", help="run even when the estimate says it takes over a day or "
                                                     "does not fit on the disk")]
 
-#: ``--metric PATH.py:NAME`` functions of the current command, appended to its summary.
-_CUSTOM_METRICS: list[str] = []
-
-
-def check_custom_metrics(refs: List[str]) -> list[str]:
-    """Load every ``--metric`` function once before running (errors exit 2 up front)."""
-    from cardsim.simcore.custom import load_function
-
-    for ref in refs:
-        load_function(ref, "--metric")
-    _CUSTOM_METRICS[:] = list(refs)
-    return list(refs)
-
-
-def finish_and_report(run, out_is_temporary: bool, overwrite: bool, as_json: bool, quiet: bool) -> None:
-    """Commit the finished run and print its summary."""
-    from cardsim import analysis
-    from cardsim.simcore import lifecycle
-
-    path = lifecycle.commit(run, overwrite=overwrite)
-    print_summary(analysis.summary(path, metrics=_CUSTOM_METRICS), as_json)
-    if as_json or quiet:
-        say_drawn_seed()
-    if not as_json and not quiet:
-        meta = run.manifest
-        where = "" if out_is_temporary else f", written to {path}"
-        sys.stderr.write(f"{meta['game']} {meta['task']}: n={meta['n']:,} seed={meta['seed']}{where}\n")
-
-
-def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Optional[int],
-                sets: List[str], rules_file: Optional[Path], out: Optional[Path], overwrite: bool,
-                chunk_size: Optional[int], quiet: bool, as_json: bool, options: dict[str, Any],
-                backend: str = "local", scheduler: Optional[str] = None, workers: Optional[int] = None,
-                resume: bool = False) -> None:
-    """Validate everything, run all chunks, write the dataset atomically, print the summary."""
-    from cardsim.simcore import lifecycle
-    from cardsim.simcore.runner import RunConfig, set_threads
-
-    spec = registry.get_task(game, task)
-    if rules_file is not None:
-        lifecycle.check_input_file(rules_file, "rules file")
-    rules = resolve_rules(game, rules_file, sets)
-    options = task_options(spec, rules, options)
-    spec.check_size(n, options)
-    if chunk_size is not None and chunk_size <= 0:
-        raise ConfigError(f"--chunk-size must be positive, got {chunk_size}")
-    chunk_size = chunk_size or spec.default_chunk_size(options)
-    spec.check_chunk_size(chunk_size, options)
-    check_backend(backend, scheduler, workers)
-    from cardsim.simcore.estimate import check_feasible
-
-    check_feasible(game, task, n, chunk_size, options, set_threads(threads), out, _YES[0])
-    config = RunConfig(game=game, task=task, rules=rules, n=n, seed=parse_seed(seed), chunk_size=chunk_size,
-                       options=options)
-    set_threads(threads)
-    manifest = config.manifest()
-    if resume and out is None:
-        raise ConfigError("--resume needs --out PATH")
-
-    if out is None:  # still stream through a dataset: memory stays bounded
-        with lifecycle.temporary_folder() as folder:
-            run = lifecycle.start_run(folder / "run", manifest, overwrite=False, resume=False)
-            try:
-                run_missing_chunks(run, backend, scheduler, workers, quiet)
-                finish_and_report(run, True, False, as_json, quiet)
-            except KeyboardInterrupt:
-                raise Interrupted("interrupted") from None
-            except RunFailed as exc:  # nothing to resume: the temporary folder goes
-                raise RunFailed(str(exc).split(" (")[0]) from None
-        return
-    out = lifecycle.resolve_out(out)  # expanded once; absolute for remote workers
-    with lifecycle.OutputLock(out):
-        lifecycle.clean_debris(out)
-        run = lifecycle.start_run(out, manifest, overwrite, resume)
-        try:
-            run_missing_chunks(run, backend, scheduler, workers, quiet)
-        except KeyboardInterrupt:
-            saved = lifecycle.saved_chunks(run)
-            raise Interrupted(f"interrupted; {saved} of {manifest['n_chunks']} chunks are saved: "
-                              f"finish with 'cardsim resume {out}'") from None
-        finish_and_report(run, False, overwrite, as_json, quiet)
-
-
-def _required(value: Optional[str], flag: str) -> str:
-    if value is None:
-        raise ConfigError(f"{flag} is required (or --precision EPS to run until a target precision)")
-    return value
-
-
-def execute_precision_run(game: str, task: str, given_n: Optional[str], max_text: Optional[str], eps: float,
-                          targets: List[str], seed: Optional[str], threads: Optional[int], sets: List[str],
-                          rules_file: Optional[Path], out: Optional[Path], overwrite: bool,
-                          chunk_size: Optional[int], quiet: bool, as_json: bool, options: dict[str, Any],
-                          backend: str, resume: bool) -> None:
-    """``--precision``: run chunks in index order until the targets are precise enough,
-    then write exactly those chunks as the dataset (see :mod:`cardsim.simcore.precision`)."""
-    from cardsim.simcore import lifecycle
-    from cardsim.simcore.precision import DEAL_CHUNK, describe, final_config, run_to_precision
-    from cardsim.simcore.runner import RunConfig, set_threads
-
-    if given_n is not None:
-        raise ConfigError(f"give --precision with --max N (a cap), not {'--deals' if task == 'deal' else '--games'}")
-    if backend != "local" or resume:
-        raise ConfigError("--precision runs on the local backend and cannot be resumed: drop --backend/--resume")
-    cap = parse_count(max_text, "--max") if max_text is not None else (10**9 if task == "deal" else 10**7)
-    spec = registry.get_task(game, task)
-    if rules_file is not None:
-        lifecycle.check_input_file(rules_file, "rules file")
-    rules = resolve_rules(game, rules_file, sets)
-    options = task_options(spec, rules, options)
-    spec.check_size(cap, options)
-    if chunk_size is not None and chunk_size <= 0:
-        raise ConfigError(f"--chunk-size must be positive, got {chunk_size}")
-    chunk_size = chunk_size or (DEAL_CHUNK if task == "deal" else spec.default_chunk_size(options))
-    spec.check_chunk_size(chunk_size, options)
-    config = RunConfig(game=game, task=task, rules=rules, n=cap, seed=parse_seed(seed), chunk_size=chunk_size,
-                       options=options)
-    set_threads(threads)
-    if out is not None:
-        from cardsim.simcore.output import check_output_path
-
-        check_output_path(out, overwrite)
-    show = not quiet and sys.stderr.isatty()
-
-    def on_chunk(n: int, widths: dict[str, float]) -> None:
-        if show:
-            worst = max(widths.values())
-            sys.stderr.write(f"\r  n={n:,}: widest 95% half-width {worst:.3g} (target {eps:g})   ")
-            sys.stderr.flush()
-
-    try:
-        n, chunks, report = run_to_precision(config, eps, list(targets) or None, on_chunk)
-    except KeyboardInterrupt:
-        raise Interrupted("interrupted; nothing was written") from None
-    if show:
-        sys.stderr.write("\n")
-    manifest = final_config(config, n).manifest()
-    manifest["precision"] = report
-
-    def write_all(run) -> None:
-        for chunk_id, tables in enumerate(chunks):
-            run.write_chunk(chunk_id, tables)
-
-    if out is None:
-        with lifecycle.temporary_folder() as folder:
-            run = lifecycle.start_run(folder / "run", manifest, overwrite=False, resume=False)
-            write_all(run)
-            finish_and_report(run, True, False, as_json, quiet)
-    else:
-        out = lifecycle.resolve_out(out)
-        with lifecycle.OutputLock(out):
-            lifecycle.clean_debris(out)
-            run = lifecycle.start_run(out, manifest, overwrite, False)
-            write_all(run)
-            finish_and_report(run, False, overwrite, as_json, quiet)
-    sys.stderr.write(describe(report) + "\n")
-
-
-# ----------------------------------------------------------------------------- commands
 
 @app.command("games")
 def games_command() -> None:
@@ -435,43 +97,94 @@ def rules_command(game: GameArg) -> None:
 
 
 BACKEND_HELP = "local (this machine, numba threads) or dask (one task per chunk; pip install 'cardsim[dask]')"
+
+
 SCHEDULER_HELP = ("Dask scheduler address (default: a LocalCluster for this run); the workers must see --out "
                   "under the same absolute path (a shared file system)")
+
+
 WORKERS_HELP = "worker processes of the LocalCluster (--backend dask)"
+
+
 RESUME_HELP = "continue an interrupted run with the same settings at --out instead of starting again"
+
+
 SEED_HELP = "run seed (0..2**64-1); random and printed when omitted"
+
+
 SET_HELP = "rule switch override key=value (repeatable); see `cardsim rules GAME`"
+
+
 CLAIM_SEATS_HELP = ("Loba/Continental: seats allowed to claim a refused discard: all (default), none, "
                     "or a list like 0,2 (with the rule switch claims on)")
+
+
 POLICY_HELP = ("policies: one for all seats (heuristic), one per seat (heuristic,random,greedy,random), "
                "or SEAT=NAME pairs (0=search:256,1=random; others heuristic). Names: random, heuristic, "
                "search (determinized Monte Carlo search, 64 rollouts per decision) or search:N "
                "(Tiến Lên also greedy)")
 
+
 # Options shared by several commands.
 ThreadsOpt = Annotated[Optional[int], typer.Option("--threads", "-t", help="worker threads (default: all cores)")]
+
+
 SetsOpt = Annotated[List[str], typer.Option("--set", "-s", help=SET_HELP)]
+
+
 WorkersOpt = Annotated[Optional[int], typer.Option("--workers", help=WORKERS_HELP)]
+
+
 SchedulerOpt = Annotated[Optional[str], typer.Option("--scheduler", help=SCHEDULER_HELP)]
+
+
 RulesFileOpt = Annotated[Optional[Path], typer.Option("--rules", help="TOML file of rule switches (--set wins)")]
+
+
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar or closing line")]
+
+
 JsonOpt = Annotated[bool, typer.Option("--json", help="print the summary as JSON records")]
+
+
 BackendOpt = Annotated[str, typer.Option("--backend", help=BACKEND_HELP)]
+
+
 GameArg = Annotated[str, typer.Argument(help="game name (see `cardsim games`)")]
+
+
 SeedOpt = Annotated[Optional[str], typer.Option("--seed", help=SEED_HELP)]
+
+
 PolicyOpt = Annotated[Optional[str], typer.Option("--policy", "-p", help=POLICY_HELP)]
+
+
 OutOpt = Annotated[Optional[Path], typer.Option("--out", "-o", help="write a Parquet dataset directory here")]
+
+
 ClaimSeatsOpt = Annotated[Optional[str], typer.Option("--claim-seats", help=CLAIM_SEATS_HELP)]
+
+
 ResumeOpt = Annotated[bool, typer.Option("--resume", help=RESUME_HELP)]
+
+
 OverwriteOpt = Annotated[bool, typer.Option("--overwrite", help="replace an existing dataset at --out")]
+
+
 PrecisionOpt = Annotated[Optional[float], typer.Option(
     "--precision", help="run until the 95% interval half-width of every target is <= EPS (e.g. 0.001), "
                         "deciding on whole chunks in index order (reproducible)", metavar="EPS")]
+
+
 TargetOpt = Annotated[List[str], typer.Option(
     "--target", help="with --precision: a target (repeatable): deal EVENT@SEAT (e.g. weak_hand@any), play a "
                      "metric (e.g. win_seat_0); default: every deal rate / every seat's win rate", metavar="NAME")]
+
+
 MaxOpt = Annotated[Optional[str], typer.Option(
     "--max", help="with --precision: at most this many deals/games (default 1e9 deals, 1e7 games)", metavar="N")]
+
+
 MetricOpt = Annotated[List[str], typer.Option(
     "--metric", help="your own per-game metric PATH.py:FUNCTION (repeatable): a function of one game's row "
                      "(a dict) or of the per-game DataFrame, returning a number or bool per game")]
@@ -528,8 +241,6 @@ def deal_command(
     n = parse_count(_required(deals, "--deals"), "--deals")
     execute_run(game, "deal", n, seed, threads, sets, rules_file, out, overwrite, chunk_size, quiet,
                 as_json, options, backend, scheduler, workers, resume)
-
-
 
 
 @app.command("play")
@@ -729,20 +440,6 @@ def ladder_command(
                          f"seed={config.seed}{where}\n")
 
 
-def print_ladder(table, as_json: bool) -> None:
-    """Print a ladder's rating table as text or JSON records."""
-    if as_json:
-        sys.stdout.write(table.to_json(orient="records", force_ascii=False) + "\n")
-        return
-    rows = [(r.policy, f"{r.games:,}", f"{r.win_rate:.3f} [{r.win_ci_low:.3f}, {r.win_ci_high:.3f}]",
-             f"{r.points:+.2f} [{r.points_ci_low:+.2f}, {r.points_ci_high:+.2f}]",
-             f"{r.score:.3f} [{r.score_ci_low:.3f}, {r.score_ci_high:.3f}]",
-             f"{r.elo:+.0f} [{r.elo_ci_low:+.0f}, {r.elo_ci_high:+.0f}]")
-            for r in table.itertuples(index=False)]
-    print_plain_table(("policy", "games", "win rate [95% CI]", "points [95% CI]", "score vs field",
-                       "rating (Elo) [95% CI]"), rows, right=(1,))
-
-
 @app.command("exact")
 def exact_command(
     game: GameArg,
@@ -901,45 +598,6 @@ def experiment_command(
                          f"seed={experiment.seed}{where}\n")
 
 
-def print_sweep(sweep) -> None:
-    """The tidy sweep table: each metric's estimate and 95% interval at each value."""
-    strengths = "strength" in sweep.columns
-    rows = [(*((r.strength,) if strengths else ()), r.metric, r.value, f"{r.n:,}", _fmt(r.estimate),
-             f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]", r.unit) for r in sweep.itertuples(index=False)]
-    print_plain_table((*(("strength",) if strengths else ()), "metric", sweep["switch"].iloc[0], "n", "estimate",
-                       "95% CI", "unit"), rows, right=(2 + strengths, 3 + strengths, 4 + strengths))
-    sys.stdout.write("\n")
-
-
-def _fmt(value: float) -> str:
-    """4 significant figures for small values, 2 decimals for large ones."""
-    return f"{value:.4f}" if abs(value) < 10 else f"{value:,.2f}"
-
-
-def print_comparison(table, as_json: bool) -> None:
-    """Print an experiment comparison as text or JSON records; with strengths, each
-    effect at each strength and a robustness verdict per (metric, arm)."""
-    if as_json:
-        sys.stdout.write(table.to_json(orient="records") + "\n")
-        return
-    strengths = "strength" in table.columns
-    rows = [(r.metric, r.arm, *((r.strength,) if strengths else ()), f"{r.baseline:.4f}", f"{r.value:.4f}",
-             f"{r.difference:+.4f}", f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]",
-             f"[{r.unpaired_ci_low:+.4f}, {r.unpaired_ci_high:+.4f}]")
-            for r in table.itertuples(index=False)]
-    header = ("metric", "arm", *(("strength",) if strengths else ()), "baseline", "arm value", "difference",
-              "95% CI (paired)", "95% CI (unpaired)")
-    first = 3 if strengths else 2
-    print_plain_table(header, rows, right=tuple(range(first, first + 5)))
-    if strengths:
-        from cardsim.analysis.compare import robustness
-
-        sys.stdout.write("\n")
-        verdicts = robustness(table)
-        print_plain_table(("metric", "arm", "across strengths"),
-                          [(r.metric, r.arm, r.verdict) for r in verdicts.itertuples(index=False)])
-
-
 @app.command("report")
 def report_command(
     paths: List[Path] = typer.Argument(..., help="run datasets and/or experiment directories"),
@@ -1093,6 +751,8 @@ def _error(message: str) -> None:
 
 
 _ERROR_WORD_CHARS = 240
+
+
 _ERROR_LINE_CHARS = 1000
 
 

@@ -1,0 +1,159 @@
+"""Rendering for the command line: plain tables, summaries, comparisons, ladders, progress.
+
+Everything here writes text (stdout) or a progress bar (stderr); nothing runs a simulation.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+from rich.console import Console
+
+stderr = Console(stderr=True, highlight=False)
+
+
+def print_summary(table, as_json: bool) -> None:
+    """Print a summary table (``analysis.summary``) as text or JSON records.
+
+    Deal runs give rates (event, seat, count, n, rate, ci_low, ci_high); play runs give
+    (metric, group, n, value, ci_low, ci_high).
+    """
+    if "event" not in table.columns:
+        if as_json:
+            sys.stdout.write(table.to_json(orient="records", force_ascii=False) + "\n")
+            return
+        rows = [(r.metric, r.group, f"{r.n:,}", f"{r.value:.4f}", f"[{r.ci_low:.4f}, {r.ci_high:.4f}]")
+                for r in table.itertuples(index=False)]
+        print_plain_table(("metric", "group", "n", "value", "95% CI"), rows, right=(2, 3, 4))
+        return
+    exact = "exact_low" in table.columns
+    if as_json:
+        records = []
+        for row in table.itertuples(index=False):
+            record = {
+                "event": row.event,
+                "seat": row.seat if row.seat == "any" else int(row.seat),
+                "count": int(row.count),
+                "n": int(row.n),
+                "rate": float(row.rate),
+                "ci_low": float(row.ci_low),
+                "ci_high": float(row.ci_high),
+            }
+            if exact:
+                record.update({k: (None if row_value != row_value else float(row_value))
+                               for k, row_value in (("exact_low", row.exact_low), ("exact_high", row.exact_high),
+                                                    ("z", row.z))})
+            records.append(record)
+        sys.stdout.write(json.dumps(records) + "\n")
+        return
+    rows = [(row.event, str(row.seat), f"{row.count:,}", f"{row.n:,}", f"{row.rate:.6f}",
+             f"[{row.ci_low:.6f}, {row.ci_high:.6f}]",
+             *((_exact_text(row.exact_low, row.exact_high), "" if row.z != row.z else f"{row.z:+.2f}")
+               if exact else ()))
+            for row in table.itertuples(index=False)]
+    header = ("event", "seat", "count", "n", "rate", "95% CI") + (("exact", "z") if exact else ())
+    print_plain_table(header, rows, right=(1, 2, 3, 4, 5, 6, 7))
+
+
+def _exact_text(low: float, high: float) -> str:
+    """An exact value, or its guaranteed bracket; blank when there is none."""
+    if low != low:
+        return ""
+    return f"{low:.6f}" if low == high else f"[{low:.6f}, {high:.6f}]"
+
+
+def print_plain_table(header, rows, right=()) -> None:
+    """Fixed-width text table on stdout (pipe-friendly: never wrapped)."""
+    widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
+    for line in (header, *rows):
+        cells = [str(x).rjust(w) if i in right else str(x).ljust(w) for i, (x, w) in enumerate(zip(line, widths))]
+        sys.stdout.write("  ".join(cells).rstrip() + "\n")
+
+
+class _LazyProgress:
+    """A rich progress bar on stderr, shown from the start of a run on a terminal
+    (spinner, chunks done, elapsed time, ETA); silent with --quiet or when stderr is not
+    a terminal. Until the first chunk is done it says that a first run compiles the
+    kernels (Numba caches them for later runs)."""
+
+    def __init__(self, enabled: bool, description: str, total: int):
+        from cardsim.simcore.runner import Stopwatch
+
+        self.enabled = enabled and stderr.is_terminal
+        self.description = description
+        self.total = total
+        self.clock = Stopwatch()
+        self.progress = None
+        self.task_id = None
+        if self.enabled:
+            from rich.progress import (BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn,
+                                       TimeRemainingColumn)
+
+            self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                                     TextColumn("{task.completed:,}/{task.total:,}"),
+                                     TimeElapsedColumn(), TimeRemainingColumn(), console=stderr, transient=True)
+            self.progress.start()
+            self.task_id = self.progress.add_task(
+                f"{description} (first chunk; compiles on a first run)", total=total)
+
+    def update(self, done: int, total: int) -> None:
+        if self.progress is None:
+            return
+        self.progress.update(self.task_id, completed=done, total=total, description=self.description)
+
+    def close(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+
+def print_ladder(table, as_json: bool) -> None:
+    """Print a ladder's rating table as text or JSON records."""
+    if as_json:
+        sys.stdout.write(table.to_json(orient="records", force_ascii=False) + "\n")
+        return
+    rows = [(r.policy, f"{r.games:,}", f"{r.win_rate:.3f} [{r.win_ci_low:.3f}, {r.win_ci_high:.3f}]",
+             f"{r.points:+.2f} [{r.points_ci_low:+.2f}, {r.points_ci_high:+.2f}]",
+             f"{r.score:.3f} [{r.score_ci_low:.3f}, {r.score_ci_high:.3f}]",
+             f"{r.elo:+.0f} [{r.elo_ci_low:+.0f}, {r.elo_ci_high:+.0f}]")
+            for r in table.itertuples(index=False)]
+    print_plain_table(("policy", "games", "win rate [95% CI]", "points [95% CI]", "score vs field",
+                       "rating (Elo) [95% CI]"), rows, right=(1,))
+
+
+def print_sweep(sweep) -> None:
+    """The tidy sweep table: each metric's estimate and 95% interval at each value."""
+    strengths = "strength" in sweep.columns
+    rows = [(*((r.strength,) if strengths else ()), r.metric, r.value, f"{r.n:,}", _fmt(r.estimate),
+             f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]", r.unit) for r in sweep.itertuples(index=False)]
+    print_plain_table((*(("strength",) if strengths else ()), "metric", sweep["switch"].iloc[0], "n", "estimate",
+                       "95% CI", "unit"), rows, right=(2 + strengths, 3 + strengths, 4 + strengths))
+    sys.stdout.write("\n")
+
+
+def _fmt(value: float) -> str:
+    """4 significant figures for small values, 2 decimals for large ones."""
+    return f"{value:.4f}" if abs(value) < 10 else f"{value:,.2f}"
+
+
+def print_comparison(table, as_json: bool) -> None:
+    """Print an experiment comparison as text or JSON records; with strengths, each
+    effect at each strength and a robustness verdict per (metric, arm)."""
+    if as_json:
+        sys.stdout.write(table.to_json(orient="records") + "\n")
+        return
+    strengths = "strength" in table.columns
+    rows = [(r.metric, r.arm, *((r.strength,) if strengths else ()), f"{r.baseline:.4f}", f"{r.value:.4f}",
+             f"{r.difference:+.4f}", f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]",
+             f"[{r.unpaired_ci_low:+.4f}, {r.unpaired_ci_high:+.4f}]")
+            for r in table.itertuples(index=False)]
+    header = ("metric", "arm", *(("strength",) if strengths else ()), "baseline", "arm value", "difference",
+              "95% CI (paired)", "95% CI (unpaired)")
+    first = 3 if strengths else 2
+    print_plain_table(header, rows, right=tuple(range(first, first + 5)))
+    if strengths:
+        from cardsim.analysis.compare import robustness
+
+        sys.stdout.write("\n")
+        verdicts = robustness(table)
+        print_plain_table(("metric", "arm", "across strengths"),
+                          [(r.metric, r.arm, r.verdict) for r in verdicts.itertuples(index=False)])
