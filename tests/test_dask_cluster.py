@@ -25,6 +25,12 @@ def _cli(*args):
     return [sys.executable, "-m", "cardsim.cli.main", *map(str, args)]
 
 
+def _default_sigint() -> None:
+    """In the child: the default SIGINT disposition, even when pytest runs with SIGINT
+    ignored (a background job), so that the Ctrl-C the test sends is not ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _stop(proc: subprocess.Popen) -> None:
     if proc.poll() is None:
         proc.terminate()
@@ -97,7 +103,7 @@ def test_ctrl_c_of_a_client_of_a_remote_scheduler(tmp_path, capsys, cluster):
     out = tmp_path / "run"
     args = ["deal", "tienlen", "--deals", 12_000_000, "--chunk-size", 500_000, "--seed", 4, "--quiet"]
     proc = subprocess.Popen(_cli(*args, "--backend", "dask", "--scheduler", address, "--out", out), cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
     parts = tmp_path / ".run.partial" / "counts"
     deadline = time.time() + 120
     while time.time() < deadline and len(list(parts.glob("part-*.parquet")) if parts.exists() else []) < 2:
@@ -137,12 +143,16 @@ def test_worker_killed_mid_run_with_a_relative_out(tmp_path, capsys, cluster):
     assert analysis.summary(client_dir / "rel").equals(analysis.summary(tmp_path / "straight"))
 
 
+@pytest.mark.skipif(signal.getsignal(signal.SIGINT) == signal.SIG_IGN,
+                    reason="pytest runs with SIGINT ignored (a background job): the LocalCluster's worker "
+                           "processes would inherit it and the group-wide Ctrl-C cannot be reproduced")
 def test_ctrl_c_with_a_local_cluster_is_one_line_and_keeps_parts(tmp_path, capsys):
     out = tmp_path / "run"
     args = ["deal", "tienlen", "--deals", 16_000_000, "--chunk-size", 500_000, "--seed", 3, "--quiet"]
     # A session of its own: SIGINT goes to the whole group, as a Ctrl-C in a terminal does.
     proc = subprocess.Popen(_cli(*args, "--backend", "dask", "--workers", 2, "--out", out), cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_default_sigint)
     try:
         parts = tmp_path / ".run.partial" / "counts"
         deadline = time.time() + 180
