@@ -7,13 +7,13 @@ joint DP over two hands) and S3 <= 4 p2, so P(table) lies in
 [S1 - S2, S1 - S2 + 4 p2]. Observed rates must lie within 4 standard errors.
 """
 import math
-from collections import defaultdict
 from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
 import pytest
 
+from cardsim.simcore.tienlen import exact
 from cardsim.simcore.tienlen.deal import EVENTS, deal_counts
 
 N_DEALS = 2_000_000
@@ -21,60 +21,20 @@ SEED = 20261130
 HAND = 13
 
 
-# Each automaton: (initial state, step(state, rank, k) -> state, accept(state) -> bool).
-def run_automaton(min_count, length):
-    """Some `length` consecutive ranks among 3..A each with >= min_count cards."""
-    def step(state, rank, k):
-        run, done = state
-        if rank == 12:  # 2s never in a sequence
-            return (0, done)
-        run = run + 1 if k >= min_count else 0
-        return (min(run, length), done or run >= length)
-    return (0, False), step, lambda s: s[1]
-
-
-AUTOMATA = {
-    "dragon": ((True,), lambda s, r, k: (s[0] and (r == 12 or k >= 1),), lambda s: s[0]),
-    "four_twos": ((False,), lambda s, r, k: (r == 12 and k == 4,) if r == 12 else s, lambda s: s[0]),
-    "six_pairs": (0, lambda s, r, k: min(6, s + k // 2), lambda s: s >= 6),
-    "five_consecutive_pairs": run_automaton(2, 5),
-    "three_consecutive_triples": run_automaton(3, 3),
-    "bomb_four": (False, lambda s, r, k: s or k == 4, lambda s: s),
-    "bomb_double_sequence": run_automaton(2, 3),
-}
+# The exact values come from the product's DP (cardsim.simcore.tienlen.exact); the
+# closed forms in test_exact_values_are_right guard it.
+AUTOMATA = {e: exact.AUTOMATA[e] for e in ("dragon", "four_twos", "six_pairs", "five_consecutive_pairs",
+                                           "three_consecutive_triples", "bomb_four", "bomb_double_sequence")}
 
 
 def p_hand(event):
     """Exact P(one 13-card hand has the event)."""
-    init, step, accept = AUTOMATA[event]
-    states = {(0, init): 1}
-    for rank in range(13):
-        nxt = defaultdict(int)
-        for (cards, s), ways in states.items():
-            for k in range(0, min(4, HAND - cards) + 1):
-                nxt[(cards + k, step(s, rank, k))] += ways * math.comb(4, k)
-        states = nxt
-    good = sum(w for (cards, s), w in states.items() if cards == HAND and accept(s))
-    return Fraction(good, math.comb(52, HAND))
+    return exact.p_hand(event, HAND)
 
 
 def p_two_hands(event):
     """Exact P(two given 13-card hands both have the event)."""
-    init, step, accept = AUTOMATA[event]
-    states = {(0, init, 0, init): 1}
-    for rank in range(13):
-        nxt = defaultdict(int)
-        for (c1, s1, c2, s2), ways in states.items():
-            for k1 in range(0, min(4, HAND - c1) + 1):
-                t1 = step(s1, rank, k1)
-                for k2 in range(0, min(4 - k1, HAND - c2) + 1):
-                    rest = 4 * (rank + 1) - c1 - k1 - c2 - k2
-                    if rest > 52 - 2 * HAND:
-                        continue
-                    nxt[(c1 + k1, t1, c2 + k2, step(s2, rank, k2))] += ways * math.comb(4, k1) * math.comb(4 - k1, k2)
-        states = nxt
-    good = sum(w for (c1, s1, c2, s2), w in states.items() if c1 == c2 == HAND and accept(s1) and accept(s2))
-    return Fraction(good, math.comb(52, HAND) * math.comb(39, HAND))
+    return exact.p_two_hands(event, HAND)
 
 
 @lru_cache(maxsize=1)
