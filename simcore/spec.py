@@ -2,17 +2,61 @@
 
 A game package registers itself with one line in :data:`cardsim.simcore.registry.GAMES`;
 everything else (rules class, tasks, policies, summary, experiment metrics, its own
-command-line options, its rules document) is declared here, in one frozen record that
-is checked when it is built, so a game that lacks a piece fails at import, never after
-a dataset has been written.
+command-line options, its rules document) is declared here, in one frozen record.
+
+A spec stays cheap to import (``cardsim games``, ``rules``, ``--help`` load no numba,
+pandas or pyarrow): the pieces that need them (tasks, summary and metric functions) may
+be given as ``"module:attribute"`` text, imported on first use and checked then, before
+any chunk runs. ``tests/test_conformance.py`` resolves every piece of every game.
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from cardsim.simcore.config import Rules
-from cardsim.simcore.tasks import DealTaskBase, PlayTaskBase, Task
+
+if TYPE_CHECKING:  # the task module imports numpy; a spec needs it only once a task is used
+    from cardsim.simcore.tasks import DealTaskBase, PlayTaskBase, Task
+
+
+def resolve_ref(ref: str) -> Any:
+    """The object named by ``"package.module:attribute"`` (imported now)."""
+    module, sep, attribute = ref.partition(":")
+    if not sep or not module or not attribute:
+        raise TypeError(f"bad reference {ref!r}: expected 'module:attribute'")
+    return getattr(importlib.import_module(module), attribute)
+
+
+class _LazyField:
+    """A dataclass field that may be set to ``"module:attribute"`` text: the object is
+    imported on first read, checked by the owner's ``_check_piece(name, value)`` and kept.
+
+    ``__get__`` on the class raises AttributeError, so the field has no default.
+    """
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name = name
+        self.slot = f"_{name}_value"
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            raise AttributeError(self.name)
+        value = obj.__dict__[self.slot]
+        if isinstance(value, str):
+            value = resolve_ref(value)
+            obj._check_piece(self.name, value)
+            obj.__dict__[self.slot] = value
+        return value
+
+    def __set__(self, obj, value) -> None:
+        obj.__dict__[self.slot] = value  # given directly: the owner's __post_init__ checks it
+
+    @staticmethod
+    def given(obj, name: str) -> Any:
+        """The value as given (text for a piece not imported yet)."""
+        return obj.__dict__[f"_{name}_value"]
 
 
 @dataclass(frozen=True)
@@ -23,8 +67,8 @@ class MetricSpec:
     ----------
     table : str
         The per-game table the metrics are computed from (``per_deal``, ``games``, ``matches``).
-    function : callable
-        ``function(frame) -> frame``: one row per game, indexed like the input, of numeric
+    function : callable or str
+        ``function(frame) -> frame`` (or its ``"module:attribute"``): one row per game, indexed like the input, of numeric
         columns (0/1 indicators, whose mean is a rate, or quantities such as points).
     required_options : mapping
         Task options the metrics need (``{"per_deal": True}`` for deal metrics).
@@ -34,11 +78,19 @@ class MetricSpec:
     """
 
     table: str
-    function: Callable[[Any], Any]
+    function: Callable[[Any], Any] = _LazyField()  # type: ignore[assignment]
     required_options: Mapping[str, Any] = field(default_factory=dict)
     units: Mapping[str, str] = field(default_factory=dict)
     #: ``points_seat_S`` are penalties (rummy totals): fewer is better when ranking seats.
     points_lower_is_better: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(_LazyField.given(self, "function"), str):
+            self._check_piece("function", self.function)
+
+    def _check_piece(self, name: str, value: Any) -> None:
+        if not callable(value):
+            raise TypeError(f"MetricSpec({self.table!r}).{name} is not callable: {value!r}")
 
     def unit_of(self, metric: str) -> str:
         """``rate`` or the unit given in :attr:`units` for the longest matching prefix."""
@@ -79,10 +131,11 @@ class GameSpec:
         One line for ``cardsim games``.
     rules_cls : type
         The game's frozen :class:`~cardsim.simcore.config.Rules` subclass.
-    deal, play : Task
-        The ``deal`` and ``play`` tasks.
-    summary : callable
-        ``summary(dataset) -> DataFrame`` of a ``play`` run (metric, group, n, value, ci_low, ci_high).
+    deal, play : Task or str
+        The ``deal`` and ``play`` tasks (or their ``"module:attribute"``, imported on first use).
+    summary : callable or str
+        ``summary(dataset) -> DataFrame`` of a ``play`` run (metric, group, n, value, ci_low,
+        ci_high), or its ``"module:attribute"``.
     metrics : mapping
         ``{task: MetricSpec}`` for experiments and reports; ``play`` is required.
     options : tuple of OptionSpec
@@ -98,9 +151,9 @@ class GameSpec:
     name: str
     title: str
     rules_cls: type
-    deal: DealTaskBase
-    play: PlayTaskBase
-    summary: Callable[[Any], Any]
+    deal: DealTaskBase = _LazyField()  # type: ignore[assignment]
+    play: PlayTaskBase = _LazyField()  # type: ignore[assignment]
+    summary: Callable[[Any], Any] = _LazyField()  # type: ignore[assignment]
     metrics: Mapping[str, MetricSpec]
     options: tuple[OptionSpec, ...] = ()
     rules_doc: str = ""
@@ -110,24 +163,48 @@ class GameSpec:
         problems = []
         if not isinstance(self.rules_cls, type) or not issubclass(self.rules_cls, Rules):
             problems.append("rules_cls is not a Rules subclass")
-        for task_name in ("deal", "play"):
-            task = getattr(self, task_name)
-            if not isinstance(task, Task):
-                problems.append(f"{task_name} is not a Task")
-            elif task.game != self.name:
-                problems.append(f"{task_name}.game is {task.game!r}")
         if "play" not in self.metrics:
             problems.append("no play metrics")
-        if not callable(self.summary):
-            problems.append("summary is not callable")
         for option in self.options:
-            owner = getattr(self, option.task, None)
-            if not isinstance(owner, Task) or option.name not in owner.option_names():
-                problems.append(f"option {option.name} is not an option of its {option.task} task")
+            if option.task not in ("deal", "play"):
+                problems.append(f"option {option.name} names no task ({option.task!r})")
+        if problems:
+            raise TypeError(f"GameSpec {self.name!r}: " + "; ".join(problems))
+        for piece in ("deal", "play", "summary"):
+            if not isinstance(_LazyField.given(self, piece), str):  # given directly: check it now
+                self._check_piece(piece, getattr(self, piece))
+
+    def _check_piece(self, name: str, value: Any) -> None:
+        """Raise TypeError unless ``value`` fits as this spec's ``name`` (a task of this
+        game taking the game's declared options, or a callable summary)."""
+        from cardsim.simcore.tasks import Task
+
+        problems = []
+        if name == "summary":
+            if not callable(value):
+                problems.append("summary is not callable")
+        elif not isinstance(value, Task):
+            problems.append(f"{name} is not a Task")
+        elif value.game != self.name:
+            problems.append(f"{name}.game is {value.game!r}")
+        else:
+            problems += [f"option {option.name} is not an option of its {name} task" for option in self.options
+                         if option.task == name and option.name not in value.option_names()]
         if problems:
             raise TypeError(f"GameSpec {self.name!r}: " + "; ".join(problems))
 
-    def task(self, name: str) -> Task:
+    def check(self) -> None:
+        """Import and check every piece (tasks, summary, metric functions, exact values'
+        module): what a run would otherwise find out on first use."""
+        for piece in ("deal", "play", "summary"):
+            getattr(self, piece)
+        for metric in self.metrics.values():
+            metric.function
+        if self.exact:
+            if not callable(resolve_ref(self.exact)):
+                raise TypeError(f"GameSpec {self.name!r}: exact {self.exact!r} is not callable")
+
+    def task(self, name: str) -> "Task":
         from cardsim.simcore.config import ConfigError
 
         if name == "deal":
@@ -142,14 +219,11 @@ class GameSpec:
 
     def exact_rows(self, rules) -> list:
         """Exact deal probabilities for ``rules`` (see ``exact``), or ConfigError."""
-        import importlib
-
         from cardsim.simcore.config import ConfigError
 
         if not self.exact:
             raise ConfigError(f"no exact values are available for {self.name} yet")
-        module, _, function = self.exact.partition(":")
-        return getattr(importlib.import_module(module), function)(rules)
+        return resolve_ref(self.exact)(rules)
 
     def metric_spec(self, task: str) -> MetricSpec:
         from cardsim.simcore.config import ConfigError

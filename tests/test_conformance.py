@@ -41,6 +41,7 @@ def _frame(path, table) -> pd.DataFrame:
 @pytest.mark.parametrize("game", GAMES)
 def test_spec_is_complete(game):
     spec = registry.get_spec(game)
+    spec.check()  # every lazily imported piece resolves and fits
     assert spec.name == game and spec.title
     assert spec.deal.game == game and spec.play.game == game
     assert spec.play.can_replay

@@ -2,23 +2,25 @@
 from __future__ import annotations
 
 from cardsim.simcore.spec import GameSpec, MetricSpec, OptionSpec
-from cardsim.simcore.tienlen import summary
-from cardsim.simcore.tienlen.tasks import DEAL, PLAY
 from cardsim.simcore.tienlen.rules import TienLenRules
+
+#: Tasks, summary and metrics are imported on first use (they load numba, pandas and
+#: pyarrow); listing games or printing rules needs only this module and the rules.
+_PACKAGE = "cardsim.simcore.tienlen"
 
 SPEC = GameSpec(
     name="tienlen",
     title="Tiến Lên (Vietnamese climbing game), 2-4 players, 52 cards",
     rules_cls=TienLenRules,
-    deal=DEAL,
-    play=PLAY,
-    summary=summary.play_summary,
+    deal=f"{_PACKAGE}.tasks:DEAL",
+    play=f"{_PACKAGE}.tasks:PLAY",
+    summary=f"{_PACKAGE}.summary:play_summary",
     metrics={
-        "deal": MetricSpec("per_deal", summary.deal_metrics, {"per_deal": True}),
-        "play": MetricSpec("games", summary.play_metrics, units={"points_": "points", "tricks": "tricks",
-                                                                 "plays": "plays"}),
+        "deal": MetricSpec("per_deal", f"{_PACKAGE}.summary:deal_metrics", {"per_deal": True}),
+        "play": MetricSpec("games", f"{_PACKAGE}.summary:play_metrics",
+                           units={"points_": "points", "tricks": "tricks", "plays": "plays"}),
     },
     options=(OptionSpec("games_per_match", "play", "games per match (the previous winner leads the next game)"),),
     rules_doc="docs/rules/tienlen.md",
-    exact="cardsim.simcore.tienlen.exact:exact_table",
+    exact=f"{_PACKAGE}.exact:exact_table",
 )

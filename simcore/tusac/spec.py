@@ -2,22 +2,24 @@
 from __future__ import annotations
 
 from cardsim.simcore.spec import GameSpec, MetricSpec
-from cardsim.simcore.tusac import summary
 from cardsim.simcore.tusac.rules import TuSacRules
-from cardsim.simcore.tusac.tasks import DEAL, PLAY
+
+#: Tasks, summary and metrics are imported on first use (they load numba, pandas and
+#: pyarrow); listing games or printing rules needs only this module and the rules.
+_PACKAGE = "cardsim.simcore.tusac"
 
 SPEC = GameSpec(
     name="tusac",
     title="Four-colour cards (Tứ Sắc), 2-4 players, 112 cards",
     rules_cls=TuSacRules,
-    deal=DEAL,
-    play=PLAY,
-    summary=summary.play_summary,
+    deal=f"{_PACKAGE}.tasks:DEAL",
+    play=f"{_PACKAGE}.tasks:PLAY",
+    summary=f"{_PACKAGE}.summary:play_summary",
     metrics={
-        "deal": MetricSpec("per_deal", summary.deal_metrics, {"per_deal": True}),
-        "play": MetricSpec("games", summary.play_metrics, units={"points_": "points", "steals_": "steals per game",
-                                                                 "turns": "turns"}),
+        "deal": MetricSpec("per_deal", f"{_PACKAGE}.summary:deal_metrics", {"per_deal": True}),
+        "play": MetricSpec("games", f"{_PACKAGE}.summary:play_metrics",
+                           units={"points_": "points", "steals_": "steals per game", "turns": "turns"}),
     },
     rules_doc="docs/rules/tusac.md",
-    exact="cardsim.simcore.tusac.exact:exact_table",
+    exact=f"{_PACKAGE}.exact:exact_table",
 )
