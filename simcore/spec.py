@@ -218,12 +218,17 @@ class GameSpec:
         return tuple(self.play.policy_names)
 
     def exact_rows(self, rules) -> list:
-        """Exact deal probabilities for ``rules`` (see ``exact``), or ConfigError."""
+        """Exact deal probabilities for ``rules`` (see ``exact``), or ConfigError.
+
+        Computed once per rules and code version, then read from memory or the user
+        cache directory (:mod:`cardsim.simcore.exact_cache`): the same fractions.
+        """
         from cardsim.simcore.config import ConfigError
+        from cardsim.simcore.exact_cache import cached_exact_rows
 
         if not self.exact:
             raise ConfigError(f"no exact values are available for {self.name} yet")
-        return resolve_ref(self.exact)(rules)
+        return cached_exact_rows(self.name, self.exact, rules, resolve_ref(self.exact))
 
     def metric_spec(self, task: str) -> MetricSpec:
         from cardsim.simcore.config import ConfigError
