@@ -64,15 +64,15 @@ class _Figures:
 def _rate_bars(rates: pd.DataFrame, events: list[str], title: str):
     plt = _plt()
     per_seat = rates[rates["event"].isin(events)]
-    seats = sorted(per_seat["seat"].unique(), key=lambda s: (s == "any", str(s)))
+    seats = sorted(per_seat["seat"].unique(), key=lambda s: (s < 0, s))  # the table (-1) last
     fig, ax = plt.subplots(figsize=(7, 3.2))
     width = 0.8 / max(len(seats), 1)
     for k, seat in enumerate(seats):
         rows = per_seat[per_seat["seat"] == seat].set_index("event").reindex(events)
         x = np.arange(len(events)) + k * width
         err = np.vstack([rows["rate"] - rows["ci_low"], rows["ci_high"] - rows["rate"]])
-        ax.bar(x, rows["rate"], width, yerr=err, capsize=2, label="table (any seat)" if seat == "any" else f"seat {seat}",
-               color="0.35" if seat == "any" else None)
+        ax.bar(x, rows["rate"], width, yerr=err, capsize=2, label="table (any seat)" if seat < 0 else f"seat {seat}",
+               color="0.35" if seat < 0 else None)
     ax.set_xticks(np.arange(len(events)) + width * (len(seats) - 1) / 2)
     ax.set_xticklabels(events, rotation=20, ha="right", fontsize=8)
     ax.set_ylabel("rate per deal")
@@ -125,7 +125,8 @@ def _rules_text(rules: dict, fmt: str) -> str:
 
 def _deal_section(dataset: Dataset, figures: _Figures, fmt: str) -> list[str]:
     rates = summary(dataset.path)
-    parts = [_table_html(rates, fmt)]
+    shown = rates.assign(seat=[("any" if s < 0 else str(s)) for s in rates["seat"]])  # the table row: "any"
+    parts = [_table_html(shown, fmt)]
     events = [e for e in pd.unique(rates["event"])
               if e.startswith("instant_win") or e in ("weak_hand", "dealt_triple", "dealt_quadruple")
               or (e.startswith("contract_") and "_after_" not in e)]

@@ -14,6 +14,10 @@ from cardsim.simcore.output import Dataset
 #: Columns of :func:`rates` (and of ``cardsim summary --json`` records).
 RATE_COLUMNS = ["event", "seat", "count", "n", "rate", "ci_low", "ci_high"]
 
+#: The ``seat`` of table-level rows ("any seat": the event happened to at least one
+#: seat of the deal), as in the datasets' counts tables.
+ANY_SEAT = -1
+
 
 def run_info(path: str | os.PathLike) -> dict[str, Any]:
     """The resolved metadata of a run (contents of its ``run.json``)."""
@@ -48,8 +52,10 @@ def rates(counts: pd.DataFrame) -> pd.DataFrame:
     -------
     DataFrame
         Columns ``event, seat, count, n, rate, ci_low, ci_high``, one row per
-        (event, seat) in first-seen event order, seats ascending with ``"any"``
-        (the table) last. ``seat`` holds ints and the string ``"any"``.
+        (event, seat) in first-seen event order, seats ascending with the table row
+        last. ``seat`` is int64: ``0..players-1``, or :data:`ANY_SEAT` (``-1``) for the
+        table row (the event happened to at least one seat), so ``rates[rates.seat >= 0]``
+        selects the per-seat rows. ``ci_low`` is exactly 0 when ``count`` is 0.
     """
     df = counts.copy()
     df["event"] = df["event"].astype(str)
@@ -62,7 +68,7 @@ def rates(counts: pd.DataFrame) -> pd.DataFrame:
     low, high = wilson(grouped["count"].to_numpy(), grouped["n"].to_numpy())
     out = pd.DataFrame({
         "event": grouped["event"],
-        "seat": [("any" if s < 0 else int(s)) for s in grouped["seat"]],
+        "seat": np.where(seat < 0, ANY_SEAT, seat).astype("int64"),
         "count": grouped["count"].astype("int64"),
         "n": grouped["n"].astype("int64"),
         "rate": grouped["count"] / grouped["n"],
@@ -76,12 +82,13 @@ def with_exact(table: pd.DataFrame, exact_rows) -> pd.DataFrame:
     """Add ``exact_low``, ``exact_high`` (equal when the value is exact; NaN when no
     exact value exists) and ``z``: how many standard errors the simulated rate lies
     outside ``[exact_low, exact_high]`` (0 inside; signed, positive above)."""
-    lookup = {(event, str(seat)): (float(low), float(high)) for event, seat, low, high in exact_rows}
+    lookup = {(event, ANY_SEAT if seat == "any" else int(seat)): (float(low), float(high))
+              for event, seat, low, high in exact_rows}
     low = np.full(len(table), np.nan)
     high = np.full(len(table), np.nan)
     for i, (event, seat) in enumerate(zip(table["event"], table["seat"])):
-        if (event, str(seat)) in lookup:
-            low[i], high[i] = lookup[(event, str(seat))]
+        if (event, int(seat)) in lookup:
+            low[i], high[i] = lookup[(event, int(seat))]
     rate = table["rate"].to_numpy(float)
     n = table["n"].to_numpy(float)
     nearest = np.clip(rate, low, high)

@@ -445,7 +445,8 @@ def exact_command(
     game: GameArg,
     sets: SetsOpt = [],
     rules_file: RulesFileOpt = None,
-    as_json: bool = typer.Option(False, "--json", help="JSON records: event, seat, exact_low, exact_high"),
+    as_json: bool = typer.Option(False, "--json", help="JSON records: event, seat (-1: any seat), exact_low, "
+                                                       "exact_high"),
 ) -> None:
     """Exact probabilities of deal events, for the configured rules (players, cards, deck).
 
@@ -460,8 +461,8 @@ def exact_command(
     rules = resolve_rules(game, rules_file, sets)
     rows = spec.exact_rows(rules)
     if as_json:
-        records = [{"event": e, "seat": s if s == "any" else int(s), "exact_low": float(lo), "exact_high": float(hi)}
-                   for e, s, lo, hi in rows]
+        records = [{"event": e, "seat": -1 if s == "any" else int(s), "exact_low": float(lo), "exact_high": float(hi)}
+                   for e, s, lo, hi in rows]  # seat -1: the table ("any seat"), as in `deal --json`
         sys.stdout.write(json.dumps(records) + "\n")
         return
     table = [(e, str(s), _exact_text(float(lo), float(hi)), "exact" if lo == hi else "bracket")
@@ -472,7 +473,10 @@ def exact_command(
 @app.command("summary")
 def summary_command(
     path: Path = typer.Argument(..., help="dataset directory written with --out"),
-    as_json: bool = typer.Option(False, "--json", help="JSON array of records: event, seat, count, n, rate, ci_low, ci_high"),
+    as_json: bool = typer.Option(False, "--json", help="JSON array of records: deal runs event, seat (-1: any "
+                                                       "seat), count, n, rate, ci_low, ci_high (+ exact_low, "
+                                                       "exact_high, z); play runs metric, group, n, value, "
+                                                       "ci_low, ci_high"),
     metrics: MetricOpt = [],
 ) -> None:
     """Print the summary table of a saved dataset (plus your own --metric functions)."""

@@ -12,41 +12,58 @@ from rich.console import Console
 stderr = Console(stderr=True, highlight=False)
 
 
-def print_summary(table, as_json: bool) -> None:
-    """Print a summary table (``analysis.summary``) as text or JSON records.
+def json_records(table) -> str:
+    """A table as one JSON array of records, the one JSON format of every ``--json``.
 
-    Deal runs give rates (event, seat, count, n, rate, ci_low, ci_high); play runs give
-    (metric, group, n, value, ci_low, ci_high).
+    Integers stay integers, floats keep full precision (the shortest text that reads
+    back as the same double, as Python writes floats), NaN (no value) becomes ``null``;
+    column order is the table's. Deal rates: ``event, seat, count, n, rate, ci_low,
+    ci_high`` (+ ``exact_low, exact_high, z``), ``seat`` an int with -1 for the table
+    ("any seat") row; play summaries: ``metric, group, n, value, ci_low, ci_high``.
     """
+    columns = [str(c) for c in table.columns]
+    records = [dict(zip(columns, map(_json_value, row))) for row in table.itertuples(index=False, name=None)]
+    return json.dumps(records, ensure_ascii=False)
+
+
+def _json_value(value):
+    """One cell as a JSON-ready Python value (numpy scalars converted, NaN as None)."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    kind = type(value).__name__
+    if kind in ("NAType", "NaTType"):
+        return None
+    if kind.startswith("bool"):
+        return bool(value)
+    if isinstance(value, int) or kind.startswith(("int", "uint")):
+        return int(value)
+    if isinstance(value, float) or kind.startswith("float"):
+        value = float(value)
+        return None if value != value else value
+    return str(value)
+
+
+def seat_text(seat) -> str:
+    """A rates table's seat for people: the seat number, or ``any`` for the table row (-1)."""
+    return "any" if int(seat) < 0 else str(int(seat))
+
+
+def print_summary(table, as_json: bool) -> None:
+    """Print a summary table (``analysis.summary``) as text or JSON records (:func:`json_records`).
+
+    Deal runs give rates (event, seat, count, n, rate, ci_low, ci_high, and with exact
+    values exact_low, exact_high, z); play runs give (metric, group, n, value, ci_low, ci_high).
+    """
+    if as_json:
+        sys.stdout.write(json_records(table) + "\n")
+        return
     if "event" not in table.columns:
-        if as_json:
-            sys.stdout.write(table.to_json(orient="records", force_ascii=False) + "\n")
-            return
         rows = [(r.metric, r.group, f"{r.n:,}", f"{r.value:.4f}", f"[{r.ci_low:.4f}, {r.ci_high:.4f}]")
                 for r in table.itertuples(index=False)]
         print_plain_table(("metric", "group", "n", "value", "95% CI"), rows, right=(2, 3, 4))
         return
     exact = "exact_low" in table.columns
-    if as_json:
-        records = []
-        for row in table.itertuples(index=False):
-            record = {
-                "event": row.event,
-                "seat": row.seat if row.seat == "any" else int(row.seat),
-                "count": int(row.count),
-                "n": int(row.n),
-                "rate": float(row.rate),
-                "ci_low": float(row.ci_low),
-                "ci_high": float(row.ci_high),
-            }
-            if exact:
-                record.update({k: (None if row_value != row_value else float(row_value))
-                               for k, row_value in (("exact_low", row.exact_low), ("exact_high", row.exact_high),
-                                                    ("z", row.z))})
-            records.append(record)
-        sys.stdout.write(json.dumps(records) + "\n")
-        return
-    rows = [(row.event, str(row.seat), f"{row.count:,}", f"{row.n:,}", f"{row.rate:.6f}",
+    rows = [(row.event, seat_text(row.seat), f"{row.count:,}", f"{row.n:,}", f"{row.rate:.6f}",
              f"[{row.ci_low:.6f}, {row.ci_high:.6f}]",
              *((_exact_text(row.exact_low, row.exact_high), "" if row.z != row.z else f"{row.z:+.2f}")
                if exact else ()))
@@ -109,7 +126,7 @@ class _LazyProgress:
 def print_ladder(table, as_json: bool) -> None:
     """Print a ladder's rating table as text or JSON records."""
     if as_json:
-        sys.stdout.write(table.to_json(orient="records", force_ascii=False) + "\n")
+        sys.stdout.write(json_records(table) + "\n")
         return
     rows = [(r.policy, f"{r.games:,}", f"{r.win_rate:.3f} [{r.win_ci_low:.3f}, {r.win_ci_high:.3f}]",
              f"{r.points:+.2f} [{r.points_ci_low:+.2f}, {r.points_ci_high:+.2f}]",
@@ -139,7 +156,7 @@ def print_comparison(table, as_json: bool) -> None:
     """Print an experiment comparison as text or JSON records; with strengths, each
     effect at each strength and a robustness verdict per (metric, arm)."""
     if as_json:
-        sys.stdout.write(table.to_json(orient="records") + "\n")
+        sys.stdout.write(json_records(table) + "\n")
         return
     strengths = "strength" in table.columns
     rows = [(r.metric, r.arm, *((r.strength,) if strengths else ()), f"{r.baseline:.4f}", f"{r.value:.4f}",

@@ -74,9 +74,9 @@ def test_summary_json_records(tmp_path, capsys):
     # games with exact values add them beside each rate (null where none exists)
     assert all(list(r)[len(RATE_KEYS):] in ([], ["exact_low", "exact_high", "z"]) for r in records)
     seats = {r["seat"] for r in records}
-    assert seats == {0, 1, 2, 3, "any"}
+    assert seats == {0, 1, 2, 3, -1}  # -1: the table ("any seat") row
     four = {r["seat"]: r for r in records if r["event"] == "holds_three_spades"}
-    assert four["any"]["count"] == four["any"]["n"] == 10_000
+    assert four[-1]["count"] == four[-1]["n"] == 10_000
     assert all(r["ci_low"] <= r["rate"] <= r["ci_high"] for r in records)
 
 

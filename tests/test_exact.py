@@ -74,7 +74,7 @@ def test_exact_command(capsys):
     code, out, err = run(capsys, "exact", "tusac", "--set", "players=2", "--json")
     assert code == 0, err
     rows = pd.DataFrame(json.loads(out))
-    weak = rows[(rows["event"] == "weak_hand") & (rows["seat"] == "any")].iloc[0]
+    weak = rows[(rows["event"] == "weak_hand") & (rows["seat"] == -1)].iloc[0]  # -1: any seat
     expected = sum(ts.seat_probabilities(s)["weak_hand"] for s in (21, 20)) - ts.p_both_weak(21, 20)
     assert weak["exact_low"] == weak["exact_high"] == pytest.approx(float(expected), rel=1e-12)
     code, out, _ = run(capsys, "exact", "tienlen", "--set", "players=3", "--set", "cards_per_player=17")
