@@ -7,9 +7,15 @@ from __future__ import annotations
 import json
 import sys
 
-from rich.console import Console
+from functools import lru_cache
 
-stderr = Console(stderr=True, highlight=False)
+
+@lru_cache(maxsize=None)
+def stderr_console():
+    """The rich console on stderr (imported on first use: commands without progress bars skip rich)."""
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
 
 
 def json_records(table) -> str:
@@ -96,7 +102,7 @@ class _LazyProgress:
     def __init__(self, enabled: bool, description: str, total: int):
         from cardsim.simcore.runner import Stopwatch
 
-        self.enabled = enabled and stderr.is_terminal
+        self.enabled = enabled and stderr_console().is_terminal
         self.description = description
         self.total = total
         self.clock = Stopwatch()
@@ -108,7 +114,8 @@ class _LazyProgress:
 
             self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                                      TextColumn("{task.completed:,}/{task.total:,}"),
-                                     TimeElapsedColumn(), TimeRemainingColumn(), console=stderr, transient=True)
+                                     TimeElapsedColumn(), TimeRemainingColumn(), console=stderr_console(),
+                                     transient=True)
             self.progress.start()
             self.task_id = self.progress.add_task(
                 f"{description} (first chunk; compiles on a first run)", total=total)
