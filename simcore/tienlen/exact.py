@@ -5,6 +5,9 @@ be done in ``C(4, k)`` ways, and a small automaton per event tracks what the han
 so far (a run of ranks holding pairs, the pairs counted ...). Summing the weights of
 accepting states gives the exact number of hands with the event; the same programme
 over two hands at once gives the probability that two given seats both have it. The
+automata run as integer tables (:func:`compiled_automaton`) where states that must
+accept are merged and states that cannot are dropped, which keeps the two-hand programme
+small (a fraction of a second per rule set; the values are also cached on disk). The
 table ("any seat") value is exact with two players (``2 p1 - p2``), for events no two
 hands can share (four 2s, three or four 2s), and bracketed otherwise by Bonferroni
 (``S1 - S2 <= P <= S1 - S2 + S3`` with ``S3 <= C(P, 3) p2``). All values are
@@ -54,38 +57,106 @@ AUTOMATA = {
 DISJOINT = {"four_twos", "twos_3", "twos_4"}
 
 
+#: Ways to take ``k`` of the 4 cards of a rank, and ``k2`` of the ``4 - k1`` left.
+_TAKE = [math.comb(4, k) for k in range(5)]
+_TAKE_AFTER = [[math.comb(4, k1) * math.comb(4 - k1, k2) for k2 in range(5 - k1)] for k1 in range(5)]
+
+
+@lru_cache(maxsize=None)
+def compiled_automaton(event: str) -> tuple[list, list]:
+    """``AUTOMATA[event]`` as integer tables with equivalent states merged.
+
+    Returns ``(table, accepting)``: ``table[rank][state][k]`` is the next state id after
+    taking ``k`` cards of ``rank`` (-1: the event can no longer happen, so the hand
+    drops out), ``accepting[state]`` whether the final state has the event. State 0 is
+    the initial state. States that accept whatever comes next become one state, and
+    states from which no accepting state can be reached are dropped: the same counts
+    as running the automaton itself, with far fewer states for combined events.
+    """
+    init, step, accept = AUTOMATA[event]
+    # reachable states, rank by rank (a state's future depends on the ranks left)
+    layers = [{init}]
+    for rank in range(13):
+        layers.append({step(state, rank, k) for state in layers[-1] for k in range(5)})
+    edges = {(rank, state): [step(state, rank, k) for k in range(5)]
+             for rank in range(13) for state in layers[rank]}
+    # sure[r]: states at rank r that accept whatever cards the remaining ranks bring;
+    # alive[r]: states at rank r from which some cards lead to acceptance
+    sure = [set() for _ in range(14)]
+    alive = [set() for _ in range(14)]
+    sure[13] = alive[13] = {state for state in layers[13] if accept(state)}
+    for rank in range(12, -1, -1):
+        for state in layers[rank]:
+            nxt = edges[(rank, state)]
+            if all(t in sure[rank + 1] for t in nxt):
+                sure[rank].add(state)
+            if any(t in alive[rank + 1] for t in nxt):
+                alive[rank].add(state)
+    # one id per (rank, state); every sure state of a rank shares one id
+    ids: list[dict] = []
+    for rank in range(14):
+        layer = {}
+        for state in sorted(alive[rank], key=repr):
+            key = "sure" if state in sure[rank] else state
+            if key not in layer:
+                layer[key] = len(layer)
+        ids.append({state: layer["sure" if state in sure[rank] else state] for state in alive[rank]})
+    if init not in alive[0]:
+        return [], []
+    table = []
+    for rank in range(13):
+        width = max(ids[rank].values(), default=-1) + 1
+        rows = [[-1] * 5 for _ in range(width)]
+        for state, sid in ids[rank].items():
+            rows[sid] = [ids[rank + 1].get(t, -1) for t in edges[(rank, state)]]
+        table.append(rows)
+    final = [False] * (max(ids[13].values(), default=-1) + 1)
+    for state, sid in ids[13].items():
+        final[sid] = accept(state)
+    return table, final
+
+
 @lru_cache(maxsize=None)
 def p_hand(event: str, hand: int) -> Fraction:
     """Exact probability that one ``hand``-card hand has ``event``."""
-    init, step, accept = AUTOMATA[event]
-    states = {(0, init): 1}
+    table, final = compiled_automaton(event)
+    states = {(0, 0): 1} if table else {}
     for rank in range(13):
-        nxt = defaultdict(int)
-        for (cards, s), ways in states.items():
+        nxt: dict = defaultdict(int)
+        moves = table[rank]
+        for (cards, sid), ways in states.items():
+            row = moves[sid]
             for k in range(0, min(4, hand - cards) + 1):
-                nxt[(cards + k, step(s, rank, k))] += ways * math.comb(4, k)
+                if row[k] >= 0:
+                    nxt[(cards + k, row[k])] += ways * _TAKE[k]
         states = nxt
-    good = sum(w for (cards, s), w in states.items() if cards == hand and accept(s))
+    good = sum(w for (cards, sid), w in states.items() if cards == hand and final[sid])
     return Fraction(good, math.comb(52, hand))
 
 
 @lru_cache(maxsize=None)
 def p_two_hands(event: str, hand: int) -> Fraction:
     """Exact probability that two given disjoint ``hand``-card hands both have ``event``."""
-    init, step, accept = AUTOMATA[event]
-    states = {(0, init, 0, init): 1}
+    table, final = compiled_automaton(event)
+    states = {(0, 0, 0, 0): 1} if table else {}
+    left_over = 52 - 2 * hand  # cards in neither hand
     for rank in range(13):
-        nxt = defaultdict(int)
+        nxt: dict = defaultdict(int)
+        moves = table[rank]
         for (c1, s1, c2, s2), ways in states.items():
+            row1, row2 = moves[s1], moves[s2]
+            seen = 4 * (rank + 1) - c1 - c2
             for k1 in range(0, min(4, hand - c1) + 1):
-                t1 = step(s1, rank, k1)
-                for k2 in range(0, min(4 - k1, hand - c2) + 1):
-                    rest = 4 * (rank + 1) - c1 - k1 - c2 - k2
-                    if rest > 52 - 2 * hand:
-                        continue
-                    nxt[(c1 + k1, t1, c2 + k2, step(s2, rank, k2))] += ways * math.comb(4, k1) * math.comb(4 - k1, k2)
+                t1 = row1[k1]
+                if t1 < 0:
+                    continue
+                after = _TAKE_AFTER[k1]
+                for k2 in range(max(0, seen - k1 - left_over), min(4 - k1, hand - c2) + 1):
+                    t2 = row2[k2]
+                    if t2 >= 0:
+                        nxt[(c1 + k1, t1, c2 + k2, t2)] += ways * after[k2]
         states = nxt
-    good = sum(w for (c1, s1, c2, s2), w in states.items() if c1 == c2 == hand and accept(s1) and accept(s2))
+    good = sum(w for (c1, s1, c2, s2), w in states.items() if c1 == c2 == hand and final[s1] and final[s2])
     return Fraction(good, math.comb(52, hand) * math.comb(52 - hand, hand))
 
 
