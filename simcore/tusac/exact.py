@@ -10,6 +10,7 @@ bracketed by Bonferroni otherwise (``S1 - S2 <= P <= S1``), reported when narrow
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 from itertools import product
 from math import comb
 
@@ -76,6 +77,7 @@ def _weak_allowed(t, k):
     return k <= 2
 
 
+@lru_cache(maxsize=None)  # the table value asks for each pair of seats: few distinct sizes
 def p_both_weak(n1, n2):
     """P(two given disjoint hands of n1 and n2 cards are both weak)."""
     def add(poly, i, j, v):
