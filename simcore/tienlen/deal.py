@@ -5,7 +5,9 @@ pure function of ``(seed, i)`` (see :mod:`simcore.rng`), uniform over all ways t
 give each seat ``cards_per_player`` cards (see :mod:`simcore.maskdeal`).
 """
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from cardsim.simcore.blocks import block_bounds, run_blocks
 
 from cardsim.simcore.bits import popcount
 from cardsim.simcore.maskdeal import deal_groups, split_plan
@@ -185,7 +187,7 @@ _SEAT_KEYS = 1 << 12
 _TABLE_KEYS = 1 << 14
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _count_block(seed, start, stop, players, enabled_mask, black, plan, leaf_slot, counts):
     """Add event counts of deals ``start..stop-1`` into ``counts[N_EVENTS, players+1]``."""
     slots = np.zeros(10, np.uint64)
@@ -241,16 +243,6 @@ def _add_flag_events(counts, column, f, n):
     counts[EV_BOMB_ANY, column] += n * (bomb_four | bomb_dseq)
 
 
-@njit(cache=True, parallel=True)
-def _deal_counts(seed, start, count, players, enabled_mask, black, plan, leaf_slot, n_blocks):
-    partial = np.zeros((n_blocks, N_EVENTS, players + 1), np.int64)
-    for b in prange(n_blocks):
-        lo = start + (count * b) // n_blocks
-        hi = start + (count * (b + 1)) // n_blocks
-        _count_block(seed, lo, hi, players, enabled_mask, black, plan, leaf_slot, partial[b])
-    return partial.sum(axis=0)
-
-
 def deal_counts(seed, start, count, players, cards_per_player, enabled_mask, n_blocks, black=int(_BLACK)):
     """Event counts over deals ``start .. start+count-1``.
 
@@ -264,18 +256,26 @@ def deal_counts(seed, start, count, players, cards_per_player, enabled_mask, n_b
         of the split and of the thread count.
     """
     plan, leaf_slot = deal_plan(players, cards_per_player)
-    return _deal_counts(seed, start, count, players, enabled_mask, np.uint64(black), plan, leaf_slot, n_blocks)
+    bounds = block_bounds(count, n_blocks)
+    partial = np.zeros((len(bounds), N_EVENTS, players + 1), np.int64)
+    args = (np.int64(players), np.int64(enabled_mask), np.uint64(black), plan, leaf_slot)
+
+    def run(b0, b1):
+        for b in range(b0, b1):
+            lo, hi = bounds[b]
+            _count_block(np.uint64(seed), np.int64(start + lo), np.int64(start + hi), *args, partial[b])
+
+    run_blocks(run, len(bounds))
+    return partial.sum(axis=0)
 
 
-@njit(cache=True, parallel=True)
-def _deal_rows(seed, start, count, players, enabled_mask, black, plan, leaf_slot):
-    hands_out = np.zeros((count, players), np.int64)
-    winner_out = np.full(count, -1, np.int8)
-    kind_out = np.full(count, -1, np.int8)
-    for i in prange(count):
-        slots = np.zeros(10, np.uint64)
-        hands = np.zeros(5, np.uint64)
-        flags = np.zeros(4, np.int64)
+@njit(cache=True, nogil=True)
+def _deal_rows(seed, start, players, enabled_mask, black, plan, leaf_slot, hands_out, winner_out, kind_out):
+    """Hands, instant-win seat and kind of deals ``start .. start+len(hands_out)-1``."""
+    slots = np.zeros(10, np.uint64)
+    hands = np.zeros(5, np.uint64)
+    flags = np.zeros(4, np.int64)
+    for i in range(hands_out.shape[0]):
         deal_into(seed, start + i, plan, leaf_slot, slots, hands)
         for s in range(players):
             hands_out[i, s] = np.int64(hands[s])
@@ -283,7 +283,6 @@ def _deal_rows(seed, start, count, players, enabled_mask, black, plan, leaf_slot
         winner, kind = resolve_instant_win(flags, players, first_leader(hands, players), enabled_mask)
         winner_out[i] = winner
         kind_out[i] = kind
-    return hands_out, winner_out, kind_out
 
 
 def deal_rows(seed, start, count, players, cards_per_player, enabled_mask, black=int(_BLACK)):
@@ -297,4 +296,14 @@ def deal_rows(seed, start, count, players, cards_per_player, enabled_mask, black
         Instant-win seat and kind index into ``INSTANT_WIN_KINDS`` (``-1``: none).
     """
     plan, leaf_slot = deal_plan(players, cards_per_player)
-    return _deal_rows(seed, start, count, players, enabled_mask, np.uint64(black), plan, leaf_slot)
+    hands_out = np.zeros((count, players), np.int64)
+    winner_out = np.full(count, -1, np.int8)
+    kind_out = np.full(count, -1, np.int8)
+    args = (np.int64(players), np.int64(enabled_mask), np.uint64(black), plan, leaf_slot)
+
+    def run(i0, i1):
+        _deal_rows(np.uint64(seed), np.int64(start + i0), *args, hands_out[i0:i1], winner_out[i0:i1],
+                   kind_out[i0:i1])
+
+    run_blocks(run, count)
+    return hands_out, winner_out, kind_out

@@ -191,7 +191,7 @@ def turn_options(st, prm, acls, amin):
     bap = prm[P_BAP]
     table_cls = st[ST_TABLE_CLS]
     if table_cls < 0:
-        n_acl = allowed_classes(-1, -1, chop, False, bap, acls, amin, prm[P_CHOP_LEN])
+        n_acl = allowed_classes(np.int64(-1), np.int64(-1), chop, np.bool_(False), bap, acls, amin, prm[P_CHOP_LEN])
         if st[ST_REQ] >= 0 and prm[P_ALONE] != 0:
             n_acl = 1  # class 0 = single
         return n_acl, False, False
@@ -213,7 +213,7 @@ def has_decision(h, st, n_acl, is_passed, acls, amin, counts):
 @njit(cache=True, inline="always")
 def opponents_min(st, P, turn):
     """Fewest cards held by an opponent of ``turn`` still playing (99 if none)."""
-    opp_min = 99
+    opp_min = np.int64(99)  # typed: a literal would compile its users twice
     for o in range(P):
         n = st[ST_NCARDS + o]
         if o != turn and n > 0 and n < opp_min:

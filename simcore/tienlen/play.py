@@ -31,7 +31,9 @@ another player chopped directly).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from cardsim.simcore.blocks import run_blocks
 
 from cardsim.simcore.movelog import LOG_WIDTH
 from cardsim.simcore.rng import search_key
@@ -61,8 +63,12 @@ def play_dealt(hands, rng, srng, first, prev_winner, prm, pol, budgets, st, flag
     nl = start_game(hands, first, prev_winner, prm, st, flags, meta, seat, log, log_on)
     while True:
         outcome, rng, nl = run_turns(st, hands, prm, pol, rng, seat, log, nl, log_on, acls, amin, counts, cand,
-                                     ccls, -1)
+                                     ccls, np.int64(-1))
         if outcome == RUN_DONE:
+            break
+        if budgets is None:
+            # No search seat (numba prunes the search at compile time, so a run without
+            # one never compiles it); run_turns only stops early for a search seat.
             break
         turn = st[ST_TURN]
         move, mcls, srng, used = search_decision(st, hands, prm, budgets[turn], srng, acls, amin, counts, cand,
@@ -73,7 +79,7 @@ def play_dealt(hands, rng, srng, first, prev_winner, prm, pol, budgets, st, flag
     return st[ST_WINNER], nl, srng
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def play_block(seed, start, count, prm, pol, budgets, plan, leaf, meta, seat, log, nlog, log_on):
     """Games ``start..start+count-1`` (``start`` on a match boundary), serially."""
     K = prm[P_K]
@@ -86,7 +92,7 @@ def play_block(seed, start, count, prm, pol, budgets, plan, leaf, meta, seat, lo
     counts = np.zeros(N_CLASSES, np.int64)
     cand = np.zeros(CAND_CAP, np.uint64)
     ccls = np.zeros(CAND_CAP, np.int64)
-    winner = -1
+    winner = np.int64(-1)  # typed, not a literal: one compiled signature for play_dealt
     for j in range(count):
         i = start + j
         first = (i % K) == 0
@@ -96,22 +102,6 @@ def play_block(seed, start, count, prm, pol, budgets, plan, leaf, meta, seat, lo
                                       acls, amin, counts, cand, ccls, meta[j], seat[j], log[li], log_on)
         if log_on:
             nlog[j] = nl
-
-
-@njit(cache=True, parallel=True)
-def _play_chunk_kernel(seed, start, count, prm, pol, budgets, plan, leaf, n_blocks, meta, seat):
-    K = prm[P_K]
-    n_matches = (count + K - 1) // K
-    log = np.zeros((1, 1, LOG_WIDTH), np.int64)
-    nlog = np.zeros(1, np.int64)
-    for b in prange(n_blocks):
-        m0 = (n_matches * b) // n_blocks
-        m1 = (n_matches * (b + 1)) // n_blocks
-        g0 = m0 * K
-        g1 = min(m1 * K, count)
-        if g1 > g0:
-            play_block(seed, start + g0, g1 - g0, prm, pol, budgets, plan, leaf, meta[g0:g1], seat[g0:g1], log,
-                       nlog, False)
 
 
 @njit(cache=True)
@@ -139,7 +129,10 @@ def policy_codes(policies, players: int) -> np.ndarray:
 
 
 def _policy_arrays(policies, players: int):
-    return policy_codes(policies, players), policy_budgets(policies, players)
+    """Policy codes and search budgets per seat; budgets are ``None`` when no seat
+    searches, so that the kernels compiled for such runs leave the search out."""
+    pol = policy_codes(policies, players)
+    return pol, (policy_budgets(policies, players) if (pol == POL_SEARCH).any() else None)
 
 
 def _columns(start, count, K, players, meta, seat) -> dict[str, np.ndarray]:
@@ -160,7 +153,7 @@ def play_chunk(seed: int, start: int, count: int, rules: TienLenRules, policies,
     ``start`` must be a multiple of ``games_per_match`` (a match boundary); the last match
     may be cut by ``count``. ``policies``: a policy name/code for every seat or one per
     seat (``random``, ``greedy``, ``heuristic``, ``search`` / ``search:N``). Matches run
-    in parallel (numba prange over ``n_blocks`` blocks of whole matches); results do not
+    in parallel (:func:`.blocks.run_blocks` over ``n_blocks`` blocks of whole matches); results do not
     depend on the blocks or threads. Columns and dtypes: see the module docstring.
     """
     K = int(games_per_match)
@@ -170,14 +163,17 @@ def play_chunk(seed: int, start: int, count: int, rules: TienLenRules, policies,
     pol, budgets = _policy_arrays(policies, rules.players)
     plan, leaf = deal_plan(rules.players, rules.cards_per_player)
     n_matches = -(-count // K)
-    if n_blocks is None:
-        n_blocks = min(n_matches, 1024)
-    n_blocks = max(1, min(int(n_blocks), max(n_matches, 1)))
     meta = np.zeros((count, N_META), np.int16)
     seat = np.zeros((count, N_SEAT, rules.players), np.int16)
-    if count:
-        _play_chunk_kernel(np.uint64(seed), np.int64(start), np.int64(count), prm, pol, budgets, plan, leaf,
-                           np.int64(n_blocks), meta, seat)
+    log = np.zeros((1, 1, LOG_WIDTH), np.int64)
+    nlog = np.zeros(1, np.int64)
+
+    def run_block(m0, m1):
+        g0, g1 = m0 * K, min(m1 * K, count)
+        play_block(np.uint64(seed), np.int64(start + g0), np.int64(g1 - g0), prm, pol, budgets, plan, leaf,
+                   meta[g0:g1], seat[g0:g1], log, nlog, False)
+
+    run_blocks(run_block, n_matches, n_blocks)
     return _columns(start, count, K, rules.players, meta, seat)
 
 
@@ -212,7 +208,7 @@ def _play_hands_kernel(given, state, search_state, first, prev_winner, prm, pol,
     cand = np.zeros(CAND_CAP, np.uint64)
     ccls = np.zeros(CAND_CAP, np.int64)
     winner, nl, srng = play_dealt(hands, np.uint64(state), np.uint64(search_state), first, prev_winner, prm, pol,
-                                  budgets, st, flags, acls, amin, counts, cand, ccls, meta, seat, log, True)
+                                  budgets, st, flags, acls, amin, counts, cand, ccls, meta, seat, log, np.bool_(True))
     return nl
 
 

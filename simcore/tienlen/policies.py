@@ -134,7 +134,7 @@ def _canon(h, cls, min_top, req, cand, ccls, nc):
 def heuristic_candidates(h, n_acl, acls, amin, req, cand, ccls):
     """The heuristic's canonical candidates (lowest-suit play of each class and top
     rank) into ``cand[:n], ccls[:n]``; returns ``n``."""
-    nc = 0
+    nc = np.int64(0)  # typed: a literal 0 would compile _canon twice
     no_seq = False  # no sequence of some length: none longer either (same for pairs)
     no_dseq = False
     for a in range(n_acl):
@@ -233,10 +233,10 @@ def choose_greedy(h, n_acl, acls, amin, req, table_cls, counts):
     count_moves(h, n_acl, acls, amin, req, counts)
     for a in range(n_acl):  # the table's class first
         if acls[a] == table_cls and counts[a] > 0:
-            return unrank_class(h, acls[a], amin[a], req, 0), acls[a]
+            return unrank_class(h, acls[a], amin[a], req, np.int64(0)), acls[a]
     for a in range(n_acl):
         if counts[a] > 0:
-            return unrank_class(h, acls[a], amin[a], req, 0), acls[a]
+            return unrank_class(h, acls[a], amin[a], req, np.int64(0)), acls[a]
     return _U0, -1
 
 

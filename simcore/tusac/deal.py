@@ -25,11 +25,13 @@ need a memory histogram and per-type loops for the same tests. (The meld engine,
 Counting: each seat's triple / quadruple / full-soldier bits and General bucket form a
 small key (:func:`seat_key`; key 0 = weak hand); one histogram
 increment per seat per deal (plus two for the table) is expanded into events once per
-block, as in the Tiến Lên kernel. Blocks run in parallel (``prange``); integer sums
+block, as in the Tiến Lên kernel. Blocks run in parallel (:func:`cardsim.simcore.blocks.run_blocks`); integer sums
 make the counts independent of the block split and the thread count.
 """
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from cardsim.simcore.blocks import block_bounds, run_blocks
 
 from cardsim.simcore.bits import popcount
 from cardsim.simcore.rng import game_key, next_u64, shuffle_plan, shuffle_prefix_planned
@@ -311,7 +313,7 @@ def _tally(planes, players, seat_hist, table_hist, gen_hist):
     gen_hist[seen] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _count_block(seed, start, stop, hand_sizes, group_sizes, products, counts):
     players = hand_sizes.shape[0]
     base = BASE_DECK.copy()
@@ -363,17 +365,6 @@ def _count_block(seed, start, stop, hand_sizes, group_sizes, products, counts):
                     counts[EV_GENERALS + k, players] += n
 
 
-@njit(cache=True, parallel=True)
-def _deal_counts(seed, start, count, hand_sizes, group_sizes, products, n_blocks):
-    players = hand_sizes.shape[0]
-    partial = np.zeros((n_blocks, N_EVENTS, players + 1), np.int64)
-    for b in prange(n_blocks):
-        lo = start + (count * b) // n_blocks
-        hi = start + (count * (b + 1)) // n_blocks
-        _count_block(seed, lo, hi, hand_sizes, group_sizes, products, partial[b])
-    return partial.sum(axis=0)
-
-
 def deal_counts(seed, start, count, players, n_blocks):
     """Event counts over deals ``start .. start+count-1``.
 
@@ -386,15 +377,23 @@ def deal_counts(seed, start, count, players, n_blocks):
         only meaningful in the last column (zeros elsewhere).
     """
     hand_sizes, g, p = deal_plan(players)
-    return _deal_counts(np.uint64(seed), start, count, hand_sizes, g, p, n_blocks)
+    bounds = block_bounds(count, n_blocks)
+    partial = np.zeros((len(bounds), N_EVENTS, players + 1), np.int64)
+
+    def run(b0, b1):
+        for b in range(b0, b1):
+            lo, hi = bounds[b]
+            _count_block(np.uint64(seed), np.int64(start + lo), np.int64(start + hi), hand_sizes, g, p, partial[b])
+
+    run_blocks(run, len(bounds))
+    return partial.sum(axis=0)
 
 
-@njit(cache=True, parallel=True)
-def _deal_rows(seed, start, count, hand_sizes, group_sizes, products):
+@njit(cache=True, nogil=True)
+def _deal_rows(seed, start, hand_sizes, group_sizes, products, out, weak):
+    """Type counts ``out[i]`` and weak-hand bits ``weak[i]`` of deal ``start + i``."""
     players = hand_sizes.shape[0]
-    out = np.zeros((count, players + 1, N_TYPES), np.int8)
-    weak = np.zeros(count, np.int8)
-    for i in prange(count):
+    for i in range(out.shape[0]):
         base = BASE_DECK.copy()
         deck = base.copy()
         deal_into(seed, start + i, deck, base, group_sizes, products)
@@ -409,7 +408,6 @@ def _deal_rows(seed, start, count, hand_sizes, group_sizes, products):
                 if f & F_WEAK:
                     weak[i] |= 1 << s
             lo = hi
-    return out, weak
 
 
 def deal_rows(seed, start, count, players):
@@ -423,7 +421,14 @@ def deal_rows(seed, start, count, players):
         Bit ``s`` set when seat ``s``'s hand is weak.
     """
     hand_sizes, g, p = deal_plan(players)
-    return _deal_rows(np.uint64(seed), start, count, hand_sizes, g, p)
+    out = np.zeros((count, players + 1, N_TYPES), np.int8)
+    weak = np.zeros(count, np.int8)
+
+    def run(i0, i1):
+        _deal_rows(np.uint64(seed), np.int64(start + i0), hand_sizes, g, p, out[i0:i1], weak[i0:i1])
+
+    run_blocks(run, count)
+    return out, weak
 
 
 def deal_hands(seed, index, players):

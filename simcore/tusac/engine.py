@@ -180,7 +180,7 @@ def level_options(prm, lv, c, src, is_draw, claimant, hands, locked, okind, opts
         # taiwanese: the drawer may keep its drawn card for a triple/quadruple only
         if not (is_draw and normal != src and hands[src, c] >= 2):
             return -1, 0, False
-        n = steal_options(hands[src], locked[src], c, prm, False, okind, opts, orev)
+        n = steal_options(hands[src], locked[src], c, prm, np.bool_(False), okind, opts, orev)
         return src, n, True
     n = meld_options(hands[normal], locked[normal], c, prm, okind, opts, orev)
     return normal, n, not (is_draw and normal == src and c % 7 == 0)  # a drawn General must be laid
@@ -465,6 +465,6 @@ def claim_case_kernel(c, src, is_draw, prm, pol, state, hands, locked, exp_pts, 
     cur[C_HOW] = -1
     cur[C_WINNER] = -1
     cur[C_NSTOCK] = 10
-    advance(prm, pol, NO_FORCE, False, True, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, seat,
-            okind, opts, orev, trash_tab, score_tab, win_tab, state, log, True)
+    advance(prm, pol, np.int64(NO_FORCE), np.bool_(False), np.bool_(True), cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, seat,
+            okind, opts, orev, trash_tab, score_tab, win_tab, state, log, np.bool_(True))
     return cur

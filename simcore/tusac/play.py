@@ -55,7 +55,9 @@ later in claim order; 0 = no tie); per seat ``s``: ``points_s`` int16, ``steals_
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from cardsim.simcore.blocks import run_blocks
 
 from cardsim.simcore.movelog import LOG_WIDTH
 from cardsim.simcore.rng import search_key
@@ -87,12 +89,16 @@ def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, sc
                              exp_pts, exp_kinds, seat, log, log_on)
     meta[M_MULL] = mull
     search_state = search_key(seed, index)
-    forced = NO_FORCE
+    forced = np.int64(NO_FORCE)  # typed: literals would compile advance once per value
     while True:
-        state, stopped = advance(prm, pol, forced, True, False, cur, deck, hands, table, discards, locked, exp_pts,
+        state, stopped = advance(prm, pol, forced, np.bool_(True), np.bool_(False), cur, deck, hands, table, discards, locked, exp_pts,
                                  exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log,
                                  log_on)
         if not stopped:
+            break
+        if budgets is None:
+            # No search seat (numba prunes the search at compile time, so a run without
+            # one never compiles it); advance only stops for a search seat.
             break
         forced, search_state = search_choose(prm, budgets[cur[C_WHO]], search_state, cur, deck, hands, table,
                                              discards, locked, exp_pts, exp_kinds, trash_tab, score_tab, win_tab)
@@ -100,7 +106,7 @@ def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, sc
                        orev, trash_tab, score_tab, kind_tab, log, log_on, fin)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _play_block(seed, start, count, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
                 kind_tab, meta, seat, log, nlog, fin, log_on):
     cur = np.zeros(N_CUR, np.int64)
@@ -121,20 +127,6 @@ def _play_block(seed, start, count, prm, pol, budgets, g_sizes, g_products, tras
                        meta[j], seat[j], log[li], log_on, fin[li])
         if log_on:
             nlog[j] = nl
-
-
-@njit(cache=True, parallel=True)
-def _play_chunk_kernel(seed, start, count, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
-                       kind_tab, n_blocks, meta, seat):
-    log = np.zeros((1, 1, LOG_WIDTH), np.int64)
-    nlog = np.zeros(1, np.int64)
-    fin = np.zeros((1, FIN_ROWS, N_TYPES), np.int8)
-    for b in prange(n_blocks):
-        g0 = (count * b) // n_blocks
-        g1 = (count * (b + 1)) // n_blocks
-        if g1 > g0:
-            _play_block(seed, start + g0, g1 - g0, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab,
-                        win_tab, kind_tab, meta[g0:g1], seat[g0:g1], log, nlog, fin, False)
 
 
 # ----------------------------------------------------------------------------------
@@ -174,8 +166,10 @@ def _columns(start, count, players, meta, seat) -> dict[str, np.ndarray]:
 
 def _kernel_args(rules: TuSacRules, policies):
     _, g, p = deal_plan(rules.players)
-    return (kernel_params(rules), policy_codes(policies, rules.players), search_budgets(policies, rules.players),
-            g, p, *tables(rules))
+    codes = policy_codes(policies, rules.players)
+    # budgets None when no seat searches: the kernels compiled for such runs leave the search out
+    budgets = search_budgets(policies, rules.players) if (codes == POL_SEARCH).any() else None
+    return (kernel_params(rules), codes, budgets, g, p, *tables(rules))
 
 
 def play_chunk(seed: int, start: int, count: int, rules: TuSacRules, policies,
@@ -183,18 +177,22 @@ def play_chunk(seed: int, start: int, count: int, rules: TuSacRules, policies,
     """Play games ``start .. start+count-1`` of run ``seed``; one row per game.
 
     ``policies``: a policy name/code for every seat or one per seat (``random``,
-    ``heuristic``, ``search`` or ``search:N``). Games run in parallel (numba prange over
+    ``heuristic``, ``search`` or ``search:N``). Games run in parallel (:func:`.blocks.run_blocks` over
     ``n_blocks`` blocks); results do not depend on the blocks or threads. Columns: see the
     module docstring.
     """
     args = _kernel_args(rules, policies)
-    if n_blocks is None:
-        n_blocks = min(max(count, 1), 1024)
-    n_blocks = max(1, min(int(n_blocks), max(count, 1)))
     meta = np.zeros((count, N_META), np.int16)
     seat = np.zeros((count, N_SEAT, rules.players), np.int16)
-    if count:
-        _play_chunk_kernel(np.uint64(seed), np.int64(start), np.int64(count), *args, np.int64(n_blocks), meta, seat)
+    log = np.zeros((1, 1, LOG_WIDTH), np.int64)
+    nlog = np.zeros(1, np.int64)
+    fin = np.zeros((1, FIN_ROWS, N_TYPES), np.int8)
+
+    def run_block(g0, g1):
+        _play_block(np.uint64(seed), np.int64(start + g0), np.int64(g1 - g0), *args, meta[g0:g1], seat[g0:g1], log,
+                    nlog, fin, False)
+
+    run_blocks(run_block, count, n_blocks)
     return _columns(start, count, rules.players, meta, seat)
 
 
@@ -228,13 +226,13 @@ def _run_to_decision(seed, index, prm, pol, budgets, g_sizes, g_products, trash_
     orev = np.zeros((MAX_OPTS, 3), np.int64)
     log = np.zeros((1, LOG_WIDTH), np.int64)
     state, mull = start_game(seed, index, prm, g_sizes, g_products, cur, deck, hands, table, discards, locked,
-                             exp_pts, exp_kinds, seat, log, False)
+                             exp_pts, exp_kinds, seat, log, np.bool_(False))
     search_state = search_key(seed, index)
-    forced = NO_FORCE
+    forced = np.int64(NO_FORCE)  # typed: literals would compile advance once per value
     k = 0
     while True:
-        state, stopped = advance(prm, pol, forced, True, False, cur, deck, hands, table, discards, locked, exp_pts,
-                                 exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log, False)
+        state, stopped = advance(prm, pol, forced, np.bool_(True), np.bool_(False), cur, deck, hands, table, discards, locked, exp_pts,
+                                 exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log, np.bool_(False))
         if not stopped:
             return False, search_state
         if k == nth:
@@ -251,6 +249,8 @@ def decision_state(seed: int, index: int, rules: TuSacRules, policies, nth: int 
     """The state arrays (``STATE_FIELDS``) and ``search_state`` at the ``nth`` decision of
     a search seat in game ``index``, as real play reaches it; None if the game has fewer."""
     prm, pol, budgets, g, p, tt, st, wt, _ = _kernel_args(rules, policies)
+    if budgets is None:  # no search seat, so no search decision
+        return None
     arrays = {"cur": np.zeros(N_CUR, np.int64), "deck": BASE_DECK.copy(),
               "hands": np.zeros((4, N_TYPES), np.int8), "table": np.zeros((4, N_TYPES), np.int8),
               "discards": np.zeros(N_TYPES, np.int8), "locked": np.zeros(4, np.int64),
