@@ -304,6 +304,9 @@ def check_report_path(out: Path, overwrite: bool) -> str:
         raise ConfigError(f"{out} exists: use --overwrite to replace it")
     parent = out.absolute().parent
     if not parent.is_dir():
+        blocker = next((a for a in parent.parents if a.exists()), None) if not parent.exists() else parent
+        if blocker is not None and not blocker.is_dir():  # e.g. --out some-file/r.html
+            raise ConfigError(f"cannot write the report under {blocker}: it is a file, not a folder")
         raise ConfigError(f"report directory does not exist: {parent}")
     if not os.access(parent, os.W_OK):
         raise ConfigError(f"cannot write the report into {parent}: permission denied")

@@ -30,6 +30,8 @@ def parse_count(text: str, what: str) -> int:
         raise ConfigError(f"{what} must be a positive integer (e.g. 1000000, 1e6, 1M), got {text!r}")
     number, suffix = match.groups()
     value = float(number.replace("_", "")) * _SUFFIX[suffix.lower()]
+    if value == float("inf"):  # 1e400: beyond any float, let alone any run
+        raise ConfigError(f"{what} is far too large, got {text!r}")
     if value != int(value) or value <= 0:
         raise ConfigError(f"{what} must be a positive integer, got {text!r}")
     return int(value)

@@ -70,3 +70,23 @@ def test_experiment_metric_typos_fail_before_running(tmp_path, capsys):
     code, _, err = run(capsys, "experiment", spec, "--out", tmp_path / "e")
     assert code == 2 and "win_seat_9" in err and "win_seat_0" in err
     assert not (tmp_path / "e").exists()
+
+
+@pytest.mark.parametrize("count", ["1e400", "1e308M"])
+def test_counts_beyond_any_float_are_a_user_error(count, capsys):
+    code, _, err = run(capsys, "deal", "tienlen", "--deals", count)
+    assert code == 2 and err.startswith("cardsim: error: --deals is far too large")
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_report_refuses_paths_it_cannot_write(tmp_path, capsys):
+    run(capsys, "deal", "tusac", "--deals", 500, "--seed", 1, "--out", tmp_path / "d", "--quiet")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    for out, says in ((blocker / "r.html", "it is a file, not a folder"),
+                      (blocker / "sub" / "r.md", "it is a file, not a folder"),
+                      (tmp_path / "missing" / "r.html", "does not exist"),
+                      (tmp_path / "d", "is a folder"), (tmp_path / "r.pdf", "must end in .html or .md")):
+        code, _, err = run(capsys, "report", tmp_path / "d", "--out", out)
+        assert code == 2 and says in err and len(err.strip().splitlines()) == 1, (out, err)
+    assert blocker.read_text() == "x" and not (tmp_path / "r.pdf").exists()
