@@ -231,7 +231,9 @@ def _difference_figure(plt, figures, shown: pd.DataFrame, title: str) -> str:
     ax.invert_yaxis()
     ax.set_xlabel("arm − baseline")
     ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=7)
+    # below the axes: inside, the legend box would hide the intervals of the top rows
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.5 / (0.32 * len(shown) + 1.2) - 0.12),
+              ncol=2, frameon=False)
     return figures.add(fig, title)
 
 
