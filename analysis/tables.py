@@ -10,13 +10,14 @@ import pandas as pd
 from cardsim.analysis.intervals import wilson
 from cardsim.simcore.config import ConfigError
 from cardsim.simcore.output import Dataset
+from cardsim.simcore.tasks import TABLE_SEAT
 
 #: Columns of :func:`rates` (and of ``cardsim summary --json`` records).
 RATE_COLUMNS = ["event", "seat", "count", "n", "rate", "ci_low", "ci_high"]
 
 #: The ``seat`` of table-level rows ("any seat": the event happened to at least one
-#: seat of the deal), as in the datasets' counts tables.
-ANY_SEAT = -1
+#: seat of the deal), the same value as in the datasets' counts tables.
+ANY_SEAT = TABLE_SEAT
 
 
 def run_info(path: str | os.PathLike) -> dict[str, Any]:
