@@ -139,8 +139,10 @@ def rollout(st, world, prm, pol, me, move, mcls, is_passed, st2, hands2, seat2, 
         st2[i] = st[i]
     for i in range(8):
         hands2[i] = world[i]
-    decide_and_apply(st2, hands2, P, seat2, POL_HEURISTIC, move, mcls, is_passed, log, np.int64(0), np.bool_(False))
-    run_turns(st2, hands2, prm, pol, _U0, seat2, log, np.int64(0), np.bool_(False), acls, amin, counts, cand, ccls, stop)
+    # Literal flags on purpose: rollouts get their own specialization with the move log
+    # compiled out (faster; compiled only by runs that search).
+    decide_and_apply(st2, hands2, P, seat2, POL_HEURISTIC, move, mcls, is_passed, log, 0, False)
+    run_turns(st2, hands2, prm, pol, _U0, seat2, log, 0, False, acls, amin, counts, cand, ccls, stop)
     return st2[ST_PLACE + me] == 1, seat_points(st2, hands2, prm, me)
 
 
@@ -217,8 +219,8 @@ def _position(given, first, prev_winner, prm, pol, budgets, seat, nth, srng, st,
     k = 0
     rng = _U0
     while True:
-        outcome, rng, nl = run_turns(st, hands, prm, pol, rng, seat_stats, log, np.int64(0), np.bool_(False), acls, amin, counts, cand,
-                                     ccls, np.int64(-1))
+        outcome, rng, nl = run_turns(st, hands, prm, pol, rng, seat_stats, log, np.int64(0), np.bool_(False), acls,
+                                     amin, counts, cand, ccls, np.int64(-1))
         if outcome == RUN_DONE:
             return False, srng
         turn = st[ST_TURN]
@@ -228,7 +230,8 @@ def _position(given, first, prev_winner, prm, pol, budgets, seat, nth, srng, st,
             k += 1
         move, mcls, srng, used = search_decision(st, hands, prm, budgets[turn], srng, acls, amin, counts, cand, ccls)
         n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
-        decide_and_apply(st, hands, P, seat_stats, POL_SEARCH, move, mcls, is_passed, log, np.int64(0), np.bool_(False))
+        decide_and_apply(st, hands, P, seat_stats, POL_SEARCH, move, mcls, is_passed, log, np.int64(0),
+                         np.bool_(False))
 
 
 @njit(cache=True)

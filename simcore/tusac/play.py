@@ -91,9 +91,9 @@ def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, sc
     search_state = search_key(seed, index)
     forced = np.int64(NO_FORCE)  # typed: literals would compile advance once per value
     while True:
-        state, stopped = advance(prm, pol, forced, np.bool_(True), np.bool_(False), cur, deck, hands, table, discards, locked, exp_pts,
-                                 exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log,
-                                 log_on)
+        state, stopped = advance(prm, pol, forced, np.bool_(True), np.bool_(False), cur, deck, hands, table,
+                                 discards, locked, exp_pts, exp_kinds, seat, okind, opts, orev, trash_tab, score_tab,
+                                 win_tab, state, log, log_on)
         if not stopped:
             break
         if budgets is None:
@@ -231,8 +231,9 @@ def _run_to_decision(seed, index, prm, pol, budgets, g_sizes, g_products, trash_
     forced = np.int64(NO_FORCE)  # typed: literals would compile advance once per value
     k = 0
     while True:
-        state, stopped = advance(prm, pol, forced, np.bool_(True), np.bool_(False), cur, deck, hands, table, discards, locked, exp_pts,
-                                 exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log, np.bool_(False))
+        state, stopped = advance(prm, pol, forced, np.bool_(True), np.bool_(False), cur, deck, hands, table,
+                                 discards, locked, exp_pts, exp_kinds, seat, okind, opts, orev, trash_tab, score_tab,
+                                 win_tab, state, log, np.bool_(False))
         if not stopped:
             return False, search_state
         if k == nth:
