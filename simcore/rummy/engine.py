@@ -38,6 +38,17 @@ lay down 1/0; lay-off ``LO_STOP``, ``LO_GREEDY`` (every lay-off the heuristic ma
 naturals, then joker swaps, then jokers) or one lay-off ``(meld * 64 + card) * 4 +
 where``; discard a card code. The rules of a round are described in
 ``docs/rules/loba.md`` / ``docs/rules/continental.md`` and in :mod:`cardsim.simcore.rummy.play`.
+
+Compiled form
+-------------
+Passing the state costs about 90 machine words per call (12 array structs), and numba's
+reference counting adds two atomic operations per array argument, more than most
+decisions cost. So the per-decision steps are inlined into the turn loops
+(``inline="always"``: :func:`advance`, :func:`apply_decision` and its phases, the
+policies' ``choose``), and every kernel that neither allocates nor receives an array
+from a call is compiled without reference counting (``_nrt=False``). The kernels that
+allocate say ``_nrt=True``: numba compiles a callee with its caller's setting unless
+the callee sets its own.
 """
 from __future__ import annotations
 
@@ -127,7 +138,7 @@ def improves(a1, a2, j, card, d, k, m, mp):
     return _search(b1, b2, bj, m, d - 1, k, mp[0], mp[1], mp[2], mp[3])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def forget_played(st, p):
     """Known cards of seat ``p`` that it no longer holds are no longer known."""
     h1, h2, hj, seat, seen = st[0], st[1], st[2], st[3], st[4]
@@ -137,7 +148,7 @@ def forget_played(st, p):
 
 
 # ----------------------------------------------------------------------------- melds on the table
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run_cards(row, out):
     """Cards of an escalera row in position order into ``out``; returns the count."""
     L = row[3]
@@ -149,7 +160,7 @@ def run_cards(row, out):
     return L
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def build_melds(b1, b2, l1, l2, rows, owner, mrow, mcards, mlen, mown, nm):
     """Append the lay-down ``rows`` to the table with their actual cards (the cards removed
     from the hand ``b`` to leave ``l``)."""
@@ -185,7 +196,7 @@ def build_melds(b1, b2, l1, l2, rows, owner, mrow, mcards, mlen, mown, nm):
     return nm
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_layoff(mrow, mcards, mlen, i, code, where, circular):
     """Lay card ``code`` on meld ``i`` (``where`` from :func:`lay_off`). For ``LAY_SWAP`` the
     natural replaces a joker (the caller takes the joker)."""
@@ -220,7 +231,7 @@ def apply_layoff(mrow, mcards, mlen, i, code, where, circular):
     mlen[i] = run_cards(mrow[i], mcards[i])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def layable(mrow, nm, code, mp):
     """First meld accepting ``code`` (not by a swap): ``(meld, where)`` or ``(-1, 0)``."""
     for i in range(nm):
@@ -230,34 +241,34 @@ def layable(mrow, nm, code, mp):
     return -1, 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def swap_target(mrow, nm, code, mp):
     """A joker swap for natural ``code``: ``(meld, meld for the released joker, where)`` or -1s."""
-    tmp = np.zeros(6, np.int64)
     for i in range(nm):
         if mrow[i, 0] != RUN:
             continue
         if lay_off(mrow[i], code, mp, True) != LAY_SWAP:
             continue
         r = code % 13
-        for c in range(6):
-            tmp[c] = mrow[i, c]
-        for t in range(tmp[3]):
-            if (tmp[4] >> t) & 1 and (tmp[2] + t) % 13 == r:
-                tmp[4] &= ~(1 << t)
+        jokers = mrow[i, 4]
+        # meld i as after the swap, in place (no scratch row to allocate), restored below
+        for t in range(mrow[i, 3]):
+            if (jokers >> t) & 1 and (mrow[i, 2] + t) % 13 == r:
+                mrow[i, 4] = jokers & ~(1 << t)
                 break
         for k in range(nm):
             if mrow[k, 0] != RUN:
                 continue
-            row = tmp if k == i else mrow[k]
-            w = lay_off(row, JOKER, mp, False)
+            w = lay_off(mrow[k], JOKER, mp, False)
             if w != LAY_NO:
+                mrow[i, 4] = jokers
                 return i, k, w
+        mrow[i, 4] = jokers
     return -1, -1, 0
 
 
 # ----------------------------------------------------------------------------- round start and end
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def start_turn(st, prm):
     """Begin the turn of ``sv[V_P]`` (or cap the round at ``max_turns``)."""
     sv = st[11]
@@ -270,7 +281,7 @@ def start_turn(st, prm):
     sv[V_PHASE] = PH_TAKE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def deal_round(st, first, k, m, H, prm, mp, pol, heur_code, log, nl, log_on):
     """Deal the round from the shuffled pack ``st``'s ``deck``: hands, up-card, stock; the
     heuristic seats (``pol == heur_code``) get their contract distance. Returns the log rows."""
@@ -311,7 +322,7 @@ def deal_round(st, first, k, m, H, prm, mp, pol, heur_code, log, nl, log_on):
     return nl
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def round_points(st, prm, s):
     """Points seat ``s`` scores for the round in state ``st`` (final or not)."""
     h1, h2, hj, sv = st[0], st[1], st[2], st[11]
@@ -320,7 +331,7 @@ def round_points(st, prm, s):
     return hand_points(h1[s], h2[s], hj[s])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def finish_round(st, prm, seatout, info, log, nl, log_on):
     """Log the end of the round and fill ``seatout[3, P]`` (claims, down, points) and ``info[5]``."""
     h1, h2, hj, seat, sv = st[0], st[1], st[2], st[3], st[11]
@@ -347,7 +358,7 @@ def finish_round(st, prm, seatout, info, log, nl, log_on):
 
 
 # ----------------------------------------------------------------------------- decisions
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def _after_layoffs(st):
     """Lay-offs are over: a player without cards goes out, else discards."""
     h1, hj, sv = st[0], st[2], st[11]
@@ -359,7 +370,7 @@ def _after_layoffs(st):
         sv[V_PHASE] = PH_DISCARD
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def advance(st, prm, mp, cseat, state, log, nl, log_on):
     """Play forced moves until a decision is due. Returns ``(state, log rows, seat to decide or -1 at the end)``."""
     sv = st[11]
@@ -392,7 +403,7 @@ def advance(st, prm, mp, cseat, state, log, nl, log_on):
             return state, nl, p
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def apply_take(st, from_pile, prm, mp, state, log, nl, log_on):
     """Seat ``V_P`` takes the live pile top (``from_pile``) or the stock top."""
     h1, h2, hj, seat, seen, mrow, mcards, mlen, mown, pile, deck, sv = st
@@ -432,7 +443,7 @@ def apply_take(st, from_pile, prm, mp, state, log, nl, log_on):
     return state, nl
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def laydown_out(st, p, mp, exact, log, nl, log_on):
     """Loba's "go out at once" round (the contract uses every dealt card) for a hand with
     extra cards (buys): the lay-down of the solver's extend mode (longer melds), accepted
@@ -447,7 +458,7 @@ def laydown_out(st, p, mp, exact, log, nl, log_on):
     if exact:
         ok, left, rows, l1, l2, lj = exact_laydown(a1, a2, aj, k, m, mp)
     else:
-        ok, left, rows, l1, l2, lj = best_laydown(a1, a2, aj, k, m, mp, 1)
+        ok, left, rows, l1, l2, lj = best_laydown(a1, a2, aj, k, m, mp, np.int64(1))
     if not ok or n_cards(l1, l2, lj) > 1:
         return False, nl
     n = rows.shape[0]
@@ -554,30 +565,19 @@ def laydown_out(st, p, mp, exact, log, nl, log_on):
     return True, nl
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def can_lay_down(st, p, mp):
     """Does seat ``p``'s hand hold the contract (the rules' lay-down condition, before the final-round check)?"""
     sv = st[11]
     return contract_ok(st[0][p], st[1][p], st[2][p], sv[V_K], sv[V_M], mp)
 
 
-@njit(cache=True)
-def apply_laydown(st, go, prm, mp, log, nl, log_on):
-    """Seat ``V_P`` lays down (``go``) the solver's best lay-down, or passes."""
+@njit(cache=True, _nrt=True)
+def _lay_down_contract(st, p, prm, mp, log, nl, log_on):
+    """Seat ``p`` lays down the solver's best lay-down (apart from :func:`apply_laydown`: the
+    solvers return arrays, so this part keeps numba's reference counting)."""
     h1, h2, hj, seat, seen, mrow, mcards, mlen, mown, pile, deck, sv = st
-    p = sv[V_P]
     k, m = sv[V_K], sv[V_M]
-    sv[V_PHASE] = PH_LAYOFF
-    if not go:
-        return nl
-    if sv[V_OUT_AT_ONCE] and n_cards(h1[p], h2[p], hj[p]) > 3 * k + 4 * m + 1:
-        # Loba's final round with bought cards: only a lay-down that takes the whole hand
-        ok, nl = laydown_out(st, p, mp, prm[P_EXACT], log, nl, log_on)
-        if ok:
-            seat[F_DOWN, p] = 1
-            sv[V_LAID_NOW] = 1
-            forget_played(st, p)
-        return nl
     if prm[P_EXTEND] and prm[P_EXACT]:
         ok, left, rows, l1, l2, lj = exact_laydown(h1[p], h2[p], hj[p], k, m, mp)
     else:
@@ -595,7 +595,27 @@ def apply_laydown(st, go, prm, mp, log, nl, log_on):
     return nl
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
+def apply_laydown(st, go, prm, mp, log, nl, log_on):
+    """Seat ``V_P`` lays down (``go``) the solver's best lay-down, or passes."""
+    h1, h2, hj, seat, sv = st[0], st[1], st[2], st[3], st[11]
+    p = sv[V_P]
+    k, m = sv[V_K], sv[V_M]
+    sv[V_PHASE] = PH_LAYOFF
+    if not go:
+        return nl
+    if sv[V_OUT_AT_ONCE] and n_cards(h1[p], h2[p], hj[p]) > 3 * k + 4 * m + 1:
+        # Loba's final round with bought cards: only a lay-down that takes the whole hand
+        ok, nl = laydown_out(st, p, mp, prm[P_EXACT], log, nl, log_on)
+        if ok:
+            seat[F_DOWN, p] = 1
+            sv[V_LAID_NOW] = 1
+            forget_played(st, p)
+        return nl
+    return _lay_down_contract(st, p, prm, mp, log, nl, log_on)
+
+
+@njit(cache=True, _nrt=False)
 def greedy_layoffs(st, prm, mp, log, nl, log_on):
     """Every lay-off the heuristic makes, in its order: naturals (ascending codes, repeated), then joker
     swaps (Continental), then jokers, again while anything changed."""
@@ -640,7 +660,7 @@ def greedy_layoffs(st, prm, mp, log, nl, log_on):
     return nl
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def apply_layoff_decision(st, d, prm, mp, log, nl, log_on):
     """``LO_STOP``, ``LO_GREEDY`` or one lay-off ``(meld * 64 + card) * 4 + where`` (the phase goes on)."""
     h1, h2, hj, mrow, mcards, mlen = st[0], st[1], st[2], st[5], st[6], st[7]
@@ -662,7 +682,7 @@ def apply_layoff_decision(st, d, prm, mp, log, nl, log_on):
     return nl
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def apply_discard(st, c, prm, log, nl, log_on):
     """Seat ``V_P`` discards card ``c``; the round ends when its hand is empty, else the next seat's turn starts."""
     h1, h2, hj, seat, seen, mrow, mcards, mlen, mown, pile, deck, sv = st
@@ -683,7 +703,7 @@ def apply_discard(st, c, prm, log, nl, log_on):
     return nl
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def apply_decision(st, d, prm, mp, state, log, nl, log_on):
     """Apply decision ``d`` of the phase due (see the module docstring). Returns ``(state, log rows)``."""
     ph = st[11][V_PHASE]

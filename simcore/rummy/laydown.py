@@ -35,7 +35,7 @@ from cardsim.simcore.rummy.cards import RANK_POINTS
 from cardsim.simcore.rummy.contract import _U1, RUN, TRIO, _next_window, _rank_count, _take
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _left(a1, a2, j):
     """``(cards, points)`` of a hand."""
     n = j
@@ -48,7 +48,7 @@ def _left(a1, a2, j):
     return n, pts
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _close_runs(rows, m, a1, a2, reserve, circular):
     """Lay every held natural that fits an escalera end (keeping ``reserve[r]`` naturals of rank ``r``)."""
     changed = True
@@ -82,7 +82,7 @@ def _close_runs(rows, m, a1, a2, reserve, circular):
     return a1, a2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _place_joker(rows, i, high, circular, no_adjacent):
     """Lay a joker on escalera ``i``'s high (or low) end when the rules allow; returns success."""
     L = rows[i, 3]
@@ -102,13 +102,13 @@ def _place_joker(rows, i, high, circular, no_adjacent):
     return True
 
 
-@njit(cache=True)
-def _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand, work):
+@njit(cache=True, _nrt=False)
+def _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand, work, seq):
     """Lengthen the escaleras (naturals, then every multiset of joker placements), let the tríos
-    take their rank and the spare jokers; keep the best result in ``best = [cards, points]``."""
+    take their rank and the spare jokers; keep the best result in ``best = [cards, points]``.
+    ``seq``: scratch of at least ``j`` entries."""
     circular, no_adjacent = mp[2], mp[3]
     n_opt = 2 * m
-    seq = np.zeros(max(j, 1), np.int64)
     for used in range(j + 1):
         if used > 0 and n_opt == 0:
             break
@@ -179,19 +179,19 @@ def _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, 
                 seq[u] = seq[t]
 
 
-@njit(cache=True)
-def _trio_choices(runs, m, a1, a2, j, k, mp, best, best_rows, best_hand, work):
-    """Every choice of trío ranks and core jokers after the escalera cores ``runs``."""
+@njit(cache=True, _nrt=False)
+def _trio_choices(runs, m, a1, a2, j, k, mp, best, best_rows, best_hand, work, scratch):
+    """Every choice of trío ranks and core jokers after the escalera cores ``runs``.
+    ``scratch``: int64 rows of :func:`exact_laydown` (allocated once per lay-down)."""
     jcap = min(mp[0], 3 - mp[1])
-    t_rank = np.zeros(max(k, 1), np.int64)
-    t_jok = np.zeros(max(k, 1), np.int64)
-    reserve = np.zeros(13, np.int64)
+    t_rank, t_jok, code, reserve, seq = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4]
+    reserve[:] = 0
     if k == 0:
-        _finish(runs, m, a1, a2, j, 0, t_rank, t_jok, reserve, mp, best, best_rows, best_hand, work)
+        _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand, work, seq)
         return
     # odometer over (rank, jokers) per trío, ranks non-decreasing
     n_states = 13 * (jcap + 1)
-    code = np.zeros(k, np.int64)
+    code[:k] = 0
     while True:
         ok = True
         for t in range(1, k):
@@ -213,7 +213,7 @@ def _trio_choices(runs, m, a1, a2, j, k, mp, best, best_rows, best_hand, work):
                         break
                 if ok:
                     _finish(runs, m, a1, a2, j - jused, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand,
-                            work)
+                            work, seq)
         t = k - 1
         while t >= 0 and code[t] == n_states - 1:
             t -= 1
@@ -234,7 +234,7 @@ def _set_core(runs, i, w, pat):
     runs[i, 5] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def exact_laydown(a1, a2, jokers, k, m, mp):
     """The lay-down of ``k`` tríos + ``m`` escaleras, lengthened by same-turn lay-offs on its own
     melds, leaving the fewest cards in hand, then the fewest points.
@@ -251,37 +251,42 @@ def exact_laydown(a1, a2, jokers, k, m, mp):
     best = np.array([1 << 30, 1 << 30], np.int64)
     best_rows = np.zeros((k + m, 6), np.int64)
     best_hand = np.zeros(3, np.uint64)
+    # the tríos' ranks, core jokers, odometer, reserved naturals per rank; joker placements
+    scratch = np.zeros((5, max(13, jokers + 1)), np.int64)
+    zero = np.int64(0)  # variables, not literals: one compiled signature per callee
+    optional = np.bool_(True)
     if m == 0:
-        _trio_choices(runs, 0, a1, a2, jokers, k, mp, best, best_rows, best_hand, work)
+        _trio_choices(runs, zero, a1, a2, jokers, k, mp, best, best_rows, best_hand, work, scratch)
     else:
         w0 = 0
         p0 = 0
         while best[0] > 0:
-            w0, p0, b1, b2, j1, _ = _next_window(a1, a2, jokers, w0, p0, 0, True, mj, mn, ci, na)
+            w0, p0, b1, b2, j1, _ = _next_window(a1, a2, jokers, w0, p0, zero, optional, mj, mn, ci, na)
             if w0 >= 52:
                 break
             _set_core(runs, 0, w0, p0)
             if m == 1:
-                _trio_choices(runs, 1, b1, b2, j1, k, mp, best, best_rows, best_hand, work)
+                _trio_choices(runs, np.int64(1), b1, b2, j1, k, mp, best, best_rows, best_hand, work, scratch)
             else:
                 w1 = w0
                 p1 = 0
                 while best[0] > 0:
-                    w1, p1, c1, c2, j2, _ = _next_window(b1, b2, j1, w1, p1, 0, True, mj, mn, ci, na)
+                    w1, p1, c1, c2, j2, _ = _next_window(b1, b2, j1, w1, p1, zero, optional, mj, mn, ci, na)
                     if w1 >= 52:
                         break
                     _set_core(runs, 1, w1, p1)
                     if m == 2:
-                        _trio_choices(runs, 2, c1, c2, j2, k, mp, best, best_rows, best_hand, work)
+                        _trio_choices(runs, np.int64(2), c1, c2, j2, k, mp, best, best_rows, best_hand, work, scratch)
                     else:
                         w2 = w1
                         p2 = 0
                         while best[0] > 0:
-                            w2, p2, d1, d2, j3, _ = _next_window(c1, c2, j2, w2, p2, 0, True, mj, mn, ci, na)
+                            w2, p2, d1, d2, j3, _ = _next_window(c1, c2, j2, w2, p2, zero, optional, mj, mn, ci, na)
                             if w2 >= 52:
                                 break
                             _set_core(runs, 2, w2, p2)
-                            _trio_choices(runs, 3, d1, d2, j3, k, mp, best, best_rows, best_hand, work)
+                            _trio_choices(runs, np.int64(3), d1, d2, j3, k, mp, best, best_rows, best_hand, work,
+                                          scratch)
                             p2 += 1
                     p1 += 1
             p0 += 1

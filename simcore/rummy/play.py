@@ -56,8 +56,9 @@ and columns: see :mod:`cardsim.simcore.rummy.tasks`.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from cardsim.simcore.blocks import run_blocks
 from cardsim.simcore.rng import game_key, search_key, shuffle_plan, shuffle_prefix_planned
 from cardsim.simcore.rummy.cards import make_deck
 from cardsim.simcore.rummy.engine import advance, apply_decision, deal_round, finish_round
@@ -72,17 +73,22 @@ from cardsim.simcore.tasks import policy_codes as _policy_codes
 
 
 # ----------------------------------------------------------------------------- kernels
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_round(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, seatout, info, log, nl, log_on):
     """Play one round from the shuffled pack in ``st``'s ``deck``: the seats' policies decide
     (:func:`cardsim.simcore.rummy.policies.choose`, or the search), the engine applies.
-    Fills ``seatout[N_SEAT, P]`` and ``info[N_INFO]``. Returns ``(state, search state, log rows)``."""
-    nl = deal_round(st, first, k, m, H, prm, mp, pol, POL_HEURISTIC, log, nl, log_on)
+    ``bud``: search budgets per seat, or None when no seat searches. Fills
+    ``seatout[N_SEAT, P]`` and ``info[N_INFO]``. Returns ``(state, search state, log rows)``."""
+    nl = deal_round(st, first, k, m, H, prm, mp, pol, np.int64(POL_HEURISTIC), log, nl, log_on)
     while True:
         state, nl, q = advance(st, prm, mp, cseat, state, log, nl, log_on)
         if q < 0:
             break
-        if pol[q] == POL_SEARCH:
+        if bud is None:
+            # No search seat: numba prunes the other branch at compile time (tested on the
+            # argument itself), so runs without search never compile the search.
+            state, d = choose(pol[q], st, q, prm, mp, state)
+        elif pol[q] == POL_SEARCH:
             sstate, d = search_choose(st, q, prm, mp, cseat, bud[q], sstate)
         else:
             state, d = choose(pol[q], st, q, prm, mp, state)
@@ -116,23 +122,15 @@ def _play_game(seed, index, prm, mp, rk, rm, rh, pol, bud, cseat, deck_base, siz
     return nl
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _play_block(seed, start, g0, count, prm, mp, rk, rm, rh, pol, bud, cseat, deck_base, sizes, products, info,
                 seatout, log, log_on):
+    """Games ``start + g0 .. start + g0 + count - 1`` serially into their rows of ``info`` / ``seatout``
+    (GIL released: :func:`cardsim.simcore.blocks.run_blocks` runs blocks on threads)."""
     R = prm[P_ROUNDS]
     for g in range(g0, g0 + count):
         _play_game(seed, start + g, prm, mp, rk, rm, rh, pol, bud, cseat, deck_base, sizes, products,
                    info, seatout, g * R, log, np.int64(0), log_on)
-
-
-@njit(cache=True, parallel=True)
-def _play_chunk_kernel(seed, start, count, prm, mp, rk, rm, rh, pol, bud, cseat, deck_base, sizes, products,
-                       n_blocks, info, seatout, log, log_on):
-    for b in prange(n_blocks):
-        g0 = (count * b) // n_blocks
-        g1 = (count * (b + 1)) // n_blocks
-        _play_block(seed, start, g0, g1 - g0, prm, mp, rk, rm, rh, pol, bud, cseat, deck_base, sizes, products,
-                    info, seatout, log, log_on)
 
 
 @njit(cache=True)
@@ -194,7 +192,8 @@ class _Setup:
         self.rm = np.array([m for _, _, m, _ in self.rounds], np.int64)
         self.rh = np.array([h for _, _, _, h in self.rounds], np.int64)
         self.pol = policy_codes(policies, self.P)
-        self.bud = policy_budgets(policies, self.P)
+        # None when no seat searches: the kernels compiled for such runs leave the search out
+        self.bud = policy_budgets(policies, self.P) if (self.pol == POL_SEARCH).any() else None
         self.cseat = claim_mask(claim_seats, self.P)
         self.deck_base = make_deck(rules.deck_jokers()).astype(np.int64)
         D = self.deck_base.shape[0]
@@ -276,15 +275,16 @@ def play_chunk(seed: int, start: int, count: int, rules, policies="heuristic", c
     results do not depend on blocks or threads.
     """
     st = _Setup(rules, policies, claim_seats, max_turns)
-    if n_blocks is None:
-        n_blocks = min(max(count, 1), 1024)
-    n_blocks = max(1, min(int(n_blocks), max(count, 1)))
     info = np.zeros((count * st.R, N_INFO), np.int64)
     seatout = np.zeros((count * st.R, N_SEAT, st.P), np.int64)
-    if count:
-        _play_chunk_kernel(np.uint64(seed), np.int64(start), np.int64(count), *st.args()[:8],
-                           st.deck_base, st.sizes, st.products, np.int64(n_blocks), info, seatout,
-                           np.zeros((1, 6), np.int64), False)
+    no_log = np.zeros((1, 6), np.int64)
+    args = st.args()
+
+    def run_block(g0, g1):
+        _play_block(np.uint64(seed), np.int64(start), np.int64(g0), np.int64(g1 - g0), *args, info, seatout, no_log,
+                    False)
+
+    run_blocks(run_block, count, n_blocks)
     return build_tables(start, count, st, info, seatout)
 
 
@@ -361,10 +361,12 @@ def _play_until(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, nth
     """Play a round as :func:`play_round` (no log) and stop before the ``nth`` decision of a search
     seat. Returns ``(found, state, search state, deciding seat)``."""
     log = np.zeros((1, 6), np.int64)
-    deal_round(st, first, k, m, H, prm, mp, pol, POL_HEURISTIC, log, 0, False)
+    nl = np.int64(0)
+    log_on = np.bool_(False)
+    deal_round(st, first, k, m, H, prm, mp, pol, np.int64(POL_HEURISTIC), log, nl, log_on)
     seen = 0
     while True:
-        state, nl, q = advance(st, prm, mp, cseat, state, log, 0, False)
+        state, nl, q = advance(st, prm, mp, cseat, state, log, nl, log_on)
         if q < 0:
             return False, state, sstate, -1
         if pol[q] == POL_SEARCH:
@@ -374,7 +376,7 @@ def _play_until(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, nth
             sstate, d = search_choose(st, q, prm, mp, cseat, bud[q], sstate)
         else:
             state, d = choose(pol[q], st, q, prm, mp, state)
-        state, nl = apply_decision(st, d, prm, mp, state, log, 0, False)
+        state, nl = apply_decision(st, d, prm, mp, state, log, nl, log_on)
 
 
 @njit(cache=True)
@@ -395,7 +397,8 @@ def decision_state(seed: int, index: int, r: int, rules, policies, nth: int, cla
     st[10][:] = deck
     sstate = np.uint64(search_key(np.uint64(seed), np.int64(index * s.R + r)))
     found, _, sstate, q = _play_until(st, np.uint64(state), sstate, np.int64(r % s.P), np.int64(k), np.int64(m),
-                                      np.int64(H), s.prm, s.mp, s.pol, s.bud, s.cseat, np.int64(nth))
+                                      np.int64(H), s.prm, s.mp, s.pol, policy_budgets(policies, s.P), s.cseat,
+                                      np.int64(nth))
     if not found:
         return None
     return {"st": tuple(a.copy() for a in st), "seat": int(q), "search_state": np.uint64(sstate)}

@@ -57,7 +57,7 @@ SWITCH_Z = 2.0
 MAX_TRIES = 4
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def refresh_distance(st, q, mp):
     """Recompute seat ``q``'s contract distance (the heuristic's memory) from its hand."""
     seat, sv = st[3], st[11]
@@ -65,7 +65,7 @@ def refresh_distance(st, q, mp):
         seat[F_DIST, q] = distance(st[0][q], st[1][q], st[2][q], sv[V_K], sv[V_M], mp, HEUR_CAP)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def unseen_pool(st, me, prm):
     """Counts per card code (``int64[53]``, 52 = joker) of the cards seat ``me`` has not seen:
     the pack minus its hand, the table, the pile and the opponents' known cards."""
@@ -87,7 +87,7 @@ def unseen_pool(st, me, prm):
     return pool
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def sample_world(st, me, prm, mp, world, sstate):
     """Copy ``st`` into ``world`` with the cards seat ``me`` cannot see redealt at random (stream
     ``sstate``) consistently with its information; every seat's distance memory is recomputed
@@ -174,23 +174,25 @@ def sample_world(st, me, prm, mp, world, sstate):
     return sstate
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _add(st, q, c):
     st[0][q], st[1][q], st[2][q] = add_card(st[0][q], st[1][q], st[2][q], c)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rollout(st, prm, mp, cseat, state, log):
     """Play the round in ``st`` to its end with the heuristic at every seat (no log)."""
+    nl = np.int64(0)
+    log_on = np.bool_(False)
     while True:
-        state, nl, q = advance(st, prm, mp, cseat, state, log, 0, False)
+        state, nl, q = advance(st, prm, mp, cseat, state, log, nl, log_on)
         if q < 0:
             return state
         d = choose_heuristic(st, q, prm, mp)
-        state, nl = apply_decision(st, d, prm, mp, state, log, 0, False)
+        state, nl = apply_decision(st, d, prm, mp, state, log, nl, log_on)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def candidates(st, me, prm, mp, out):
     """The candidate decisions of seat ``me`` in the phase due, the heuristic's first, into ``out``; returns the count."""
     h1, h2, hj, seat, mrow, sv = st[0], st[1], st[2], st[3], st[5], st[11]
@@ -243,7 +245,7 @@ def candidates(st, me, prm, mp, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def search_choose(st, me, prm, mp, cseat, budget, sstate):
     """The search's decision for seat ``me`` in the phase due. Returns ``(search state, decision)``."""
     cand = np.zeros(MAX_CANDIDATES, np.int64)
@@ -265,7 +267,7 @@ def search_choose(st, me, prm, mp, cseat, budget, sstate):
         sstate, rstate = next_u64(sstate)
         for i in range(nc):
             copy_state(work, world)
-            rs, nl = apply_decision(work, cand[i], prm, mp, rstate, log, 0, False)
+            rs, nl = apply_decision(work, cand[i], prm, mp, rstate, log, np.int64(0), np.bool_(False))
             refresh_distance(work, me, mp)
             rs = rollout(work, prm, mp, cseat, rs, log)
             score[i] = round_points(work, prm, me)

@@ -51,7 +51,7 @@ def kernel_params(rules, max_turns: int = DEFAULT_MAX_TURNS) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- state
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def new_state(P, D):
     """An empty round state for ``P`` seats and a pack of ``D`` cards (see the module docstring)."""
     return (np.zeros(P, np.uint64), np.zeros(P, np.uint64), np.zeros(P, np.int64), np.zeros((N_SEATF, P), np.int64),
@@ -60,23 +60,29 @@ def new_state(P, D):
             np.zeros(N_SV, np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def copy_state(dst, src):
-    """Copy state ``src`` into ``dst`` (same shapes)."""
-    dst[0][:] = src[0]
-    dst[1][:] = src[1]
-    dst[2][:] = src[2]
-    dst[3][:] = src[3]
-    dst[4][:] = src[4]
+    """Copy state ``src`` into ``dst`` (same shapes; element loops: an array-to-array slice
+    assignment needs numba's reference counting, which these kernels leave out)."""
+    for i in range(src[0].shape[0]):
+        dst[0][i] = src[0][i]
+        dst[1][i] = src[1][i]
+        dst[2][i] = src[2][i]
+    for a, b in ((dst[3], src[3]), (dst[4], src[4])):
+        for i in range(b.shape[0]):
+            for j in range(b.shape[1]):
+                a[i, j] = b[i, j]
     nm = src[11][V_NM]
-    dst[5][:nm] = src[5][:nm]
-    dst[6][:nm] = src[6][:nm]
-    dst[7][:nm] = src[7][:nm]
-    dst[8][:nm] = src[8][:nm]
-    dst[9][:] = src[9]
-    dst[10][:] = src[10]
-    dst[11][:] = src[11]
-
+    for i in range(nm):
+        for j in range(src[5].shape[1]):
+            dst[5][i, j] = src[5][i, j]
+        for j in range(src[6].shape[1]):
+            dst[6][i, j] = src[6][i, j]
+        dst[7][i] = src[7][i]
+        dst[8][i] = src[8][i]
+    for a, b in ((dst[9], src[9]), (dst[10], src[10]), (dst[11], src[11])):
+        for i in range(b.shape[0]):
+            a[i] = b[i]
 
 
 # per-round info columns (``info``) and per-seat result rows (``seatout``)
