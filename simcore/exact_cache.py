@@ -24,6 +24,9 @@ CACHE_VERSION = 1
 #: Environment variable naming the cache directory (``off`` disables the disk cache).
 CACHE_ENV = "CARDSIM_CACHE_DIR"
 
+#: Files kept per game (a few KB each); older ones (other rules, older code) are deleted.
+MAX_FILES_PER_GAME = 64
+
 _MEMORY: dict[str, list] = {}
 
 
@@ -85,6 +88,7 @@ def cached_exact_rows(game: str, ref: str, rules, compute: Callable[[Any], list]
         rows = [(event, seat, Fraction(low), Fraction(high)) for event, seat, low, high in compute(rules)]
         if path is not None:
             _write_atomically(path, json.dumps(_encode(rows)))
+            _prune(path.parent, game)
     _MEMORY[key] = rows
     return list(rows)
 
@@ -102,5 +106,15 @@ def _write_atomically(path: Path, text: str) -> None:
         except BaseException:
             os.unlink(temporary)
             raise
+    except OSError:
+        pass
+
+
+def _prune(folder: Path, game: str) -> None:
+    """Delete all but the :data:`MAX_FILES_PER_GAME` most recently written files of ``game``."""
+    try:
+        files = sorted(folder.glob(f"exact-{game}-*.json"), key=lambda f: f.stat().st_mtime, reverse=True)
+        for old in files[MAX_FILES_PER_GAME:]:
+            old.unlink(missing_ok=True)
     except OSError:
         pass

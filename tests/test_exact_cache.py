@@ -82,3 +82,12 @@ def test_spec_exact_rows_uses_the_cache(cache):
     rows = spec.exact_rows(rules)
     assert rows == resolve_ref(spec.exact)(rules)
     assert len(list(cache.glob("exact-tienlen-*.json"))) == 1
+
+
+def test_old_files_are_pruned(cache, monkeypatch):
+    monkeypatch.setattr(exact_cache, "MAX_FILES_PER_GAME", 2)
+    spec = get_spec("tienlen")
+    for players in (2, 3, 4):
+        exact_cache.cached_exact_rows("tienlen", spec.exact, spec.rules_cls.from_settings({"players": players}),
+                                      resolve_ref(spec.exact))
+    assert len(list(cache.glob("exact-tienlen-*.json"))) == 2
