@@ -41,6 +41,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cardsim.simcore.jit import INNER
+
 from cardsim.simcore.bits import highest_bit, lowest_bit, popcount
 from cardsim.simcore.config import param_layout
 from cardsim.simcore.movelog import log_record
@@ -102,7 +104,7 @@ _U48 = np.uint64(48)
 _LADDERS = np.array([[3, 2, 1, 0], [4, 3, 2, 1]], np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, **INNER)
 def start_game(hands, first, prev_winner, prm, st, flags, meta, seat, log, log_on):
     """Set up ``st`` for the dealt ``hands``: statistics, leader, instant win.
 
@@ -302,7 +304,7 @@ def decide_and_apply(st, hands, P, seat, policy, move, mcls, is_passed, log, nl,
     return nl
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def run_turns(st, hands, prm, pol, rng, seat, log, nl, log_on, acls, amin, counts, cand, ccls, stop_seat):
     """Play turns until the game ends (``RUN_DONE``), ``stop_seat`` (>= 0) has a place
     (``RUN_STOPPED``) or a ``search`` seat must decide (``RUN_SEARCH``, nothing applied).
@@ -330,7 +332,7 @@ def run_turns(st, hands, prm, pol, rng, seat, log, nl, log_on, acls, amin, count
     return RUN_DONE, rng, nl
 
 
-@njit(cache=True)
+@njit(cache=True, **INNER)
 def seat_points(st, hands, prm, s):
     """Points of seat ``s`` once its place is known (``per_card``: once the game is over)."""
     sc = prm[P_SCORING]
@@ -346,7 +348,7 @@ def seat_points(st, hands, prm, s):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, **INNER)
 def finish_game(st, hands, prm, meta, seat):
     """Places, points, cards left and the game's length into ``meta`` and ``seat``."""
     P = prm[P_PLAYERS]

@@ -34,6 +34,7 @@ import numpy as np
 from numba import njit
 
 from cardsim.simcore.blocks import run_blocks
+from cardsim.simcore.jit import INNER
 
 from cardsim.simcore.movelog import LOG_WIDTH
 from cardsim.simcore.rng import search_key
@@ -53,7 +54,7 @@ from cardsim.simcore.tienlen.search import search_decision
 CAND_CAP = 512
 
 
-@njit(cache=True)
+@njit(cache=True, **INNER)
 def play_dealt(hands, rng, srng, first, prev_winner, prm, pol, budgets, st, flags, acls, amin, counts, cand, ccls,
                meta, seat, log, log_on):
     """Play a game from ``hands[:players]`` (consumed) with game RNG ``rng`` and search RNG

@@ -31,6 +31,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cardsim.simcore.jit import INNER
+
 from cardsim.simcore.movelog import LOG_WIDTH
 from cardsim.simcore.rng import shuffle_prefix
 from cardsim.simcore.tienlen.engine import (N_META, N_SEAT, P_PLAYERS, P_SCORING, RUN_DONE, SCORING_PER_CARD,
@@ -48,7 +50,7 @@ _U0 = np.uint64(0)
 _U1 = np.uint64(1)
 
 
-@njit(cache=True)
+@njit(cache=True, **INNER)
 def search_candidates(h, n_acl, acls, amin, counts, req, can_pass, table_cls, opp_min, heads_up, cand, ccls,
                       out_m, out_c, out_v):
     """Candidate decisions into ``out_m, out_c`` (class -1 = pass), ordered by the
@@ -97,7 +99,7 @@ def search_candidates(h, n_acl, acls, amin, counts, req, can_pass, table_cls, op
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, **INNER)
 def unseen_cards(st, hand, cards):
     """The cards the seat to move cannot see, into ``cards``; returns their number.
 
@@ -113,7 +115,7 @@ def unseen_cards(st, hand, cards):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, **INNER)
 def deal_world(st, P, me, hand, cards, world):
     """Opponents' hands from the (shuffled) unseen ``cards``, by their card counts."""
     pos = 0
@@ -128,7 +130,7 @@ def deal_world(st, P, me, hand, cards, world):
         world[o] = m
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def rollout(st, world, prm, pol, me, move, mcls, is_passed, st2, hands2, seat2, log, acls, amin, counts, cand, ccls,
             stop):
     """Apply ``me``'s decision in a copy of ``st`` with the hands ``world`` and let the
@@ -146,7 +148,7 @@ def rollout(st, world, prm, pol, me, move, mcls, is_passed, st2, hands2, seat2, 
     return st2[ST_PLACE + me] == 1, seat_points(st2, hands2, prm, me)
 
 
-@njit(cache=True)
+@njit(cache=True, **INNER)
 def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls):
     """The search's decision for the seat to move: ``(mask, class, srng, rollouts)``
     (class -1 = pass). Reads of ``hands`` only the mover's own hand. ``budget``:

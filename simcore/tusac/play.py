@@ -57,6 +57,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cardsim.simcore.jit import INNER
+
 from cardsim.simcore.blocks import run_blocks
 
 from cardsim.simcore.movelog import LOG_WIDTH
@@ -78,7 +80,7 @@ from cardsim.simcore.tusac.search import search_choose
 FIN_ROWS = 10
 
 
-@njit(cache=True)
+@njit(cache=True, **INNER)
 def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab, kind_tab, cur,
               deck, hands, table, discards, locked, exp_pts, exp_kinds, okind, opts, orev, meta, seat, log, log_on,
               fin):

@@ -31,6 +31,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cardsim.simcore.jit import INNER
+
 from cardsim.simcore.movelog import LOG_WIDTH
 from cardsim.simcore.rng import next_u64, randbelow
 from cardsim.simcore.tusac.cards import N_TYPES
@@ -70,7 +72,7 @@ def unseen_cards(prm, d, cur, hands, table, discards, out):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, **INNER)
 def determinize(prm, d, cur, hands, table, discards, locked, deck, whands, wlocked, wdeck, unseen, sstate):
     """A world consistent with seat ``d``'s information: ``whands, wlocked, wdeck`` =
     the real state with the unseen cards dealt at random into the opponents' hidden hands
