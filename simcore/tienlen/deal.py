@@ -8,7 +8,6 @@ import numpy as np
 from numba import njit
 
 from cardsim.simcore.blocks import block_bounds, run_blocks
-
 from cardsim.simcore.bits import popcount
 from cardsim.simcore.maskdeal import deal_groups, split_plan
 from cardsim.simcore.rng import game_key

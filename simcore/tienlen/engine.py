@@ -42,7 +42,6 @@ import numpy as np
 from numba import njit
 
 from cardsim.simcore.jit import INNER
-
 from cardsim.simcore.bits import highest_bit, lowest_bit, popcount
 from cardsim.simcore.config import param_layout
 from cardsim.simcore.movelog import log_record

@@ -43,7 +43,6 @@ import numpy as np
 from numba import njit
 
 from cardsim.simcore.jit import INNER
-
 from cardsim.simcore.bits import lowest_bit, popcount
 from cardsim.simcore.tienlen.deal import rank_planes
 

@@ -35,7 +35,6 @@ from numba import njit
 
 from cardsim.simcore.blocks import run_blocks
 from cardsim.simcore.jit import INNER
-
 from cardsim.simcore.movelog import LOG_WIDTH
 from cardsim.simcore.rng import search_key
 from cardsim.simcore.tasks import policy_budgets

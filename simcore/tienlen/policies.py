@@ -31,7 +31,6 @@ import numpy as np
 from numba import njit
 
 from cardsim.simcore.jit import INNER
-
 from cardsim.simcore.bits import highest_bit, lowest_bit, popcount
 from cardsim.simcore.rng import randbelow
 from cardsim.simcore.tienlen.deal import rank_planes

@@ -32,7 +32,6 @@ import numpy as np
 from numba import njit
 
 from cardsim.simcore.jit import INNER
-
 from cardsim.simcore.movelog import LOG_WIDTH
 from cardsim.simcore.rng import shuffle_prefix
 from cardsim.simcore.tienlen.engine import (N_META, N_SEAT, P_PLAYERS, P_SCORING, RUN_DONE, SCORING_PER_CARD,

@@ -31,8 +31,8 @@ make the counts independent of the block split and the thread count.
 import numpy as np
 from numba import njit
 
+from cardsim.simcore.arrays import copy1
 from cardsim.simcore.blocks import block_bounds, run_blocks
-
 from cardsim.simcore.bits import popcount
 from cardsim.simcore.rng import game_key, next_u64, shuffle_plan, shuffle_prefix_planned
 from cardsim.simcore.tusac.cards import COPIES, GENERAL_TYPES, N_TYPES, SOLDIER_TYPES
@@ -115,7 +115,7 @@ def deal_into(seed, index, deck, base, group_sizes, products):
     ``deck[:21]`` is the dealer's hand, then 20 cards per other seat; the remaining
     cards are the stock as a set (their order is not a uniform shuffle).
     """
-    deck[:] = base
+    copy1(deck, base)
     return shuffle_prefix_planned(game_key(seed, index), deck, group_sizes, products)
 
 
@@ -195,7 +195,7 @@ def shuffle4_planned(sa, sb, sc, sd, da, db, dc, dd, group_sizes, products):
 def deal4_into(seed, index, decks, base, group_sizes, products):
     """Deals ``index .. index + 3`` into ``decks[0..3]``, identical to four :func:`deal_into` calls."""
     for k in range(4):
-        decks[k, :] = base
+        copy1(decks[k], base)
     return shuffle4_planned(game_key(seed, index), game_key(seed, index + 1), game_key(seed, index + 2),
                             game_key(seed, index + 3), decks[0], decks[1], decks[2], decks[3],
                             group_sizes, products)

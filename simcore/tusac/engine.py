@@ -26,8 +26,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cardsim.simcore.arrays import copy1
 from cardsim.simcore.jit import INNER
-
 from cardsim.simcore.movelog import log_record
 from cardsim.simcore.rng import randbelow, shuffle_prefix_planned
 from cardsim.simcore.tusac.cards import N_TYPES
@@ -126,7 +126,7 @@ def start_game(seed, index, prm, g_sizes, g_products, cur, deck, hands, table, d
             break
         nl = log_record(log, nl, log_on, LOG_MULLIGAN, -1, weak, 0, 0, 0)
         mull += 1
-        deck[:] = base
+        copy1(deck, base)
         state = shuffle_prefix_planned(state, deck, g_sizes, g_products)
     table[:, :] = 0
     discards[:] = 0
@@ -147,7 +147,8 @@ def start_game(seed, index, prm, g_sizes, g_products, cur, deck, hands, table, d
                 nq += 1
         seat[S_DT, s] = nt
         seat[S_DQ, s] = nq
-        nl = log_record(log, nl, log_on, LOG_DEAL, s, pack_counts(hands[s], 0, 14), pack_counts(hands[s], 14, 28),
+        nl = log_record(log, nl, log_on, LOG_DEAL, s, pack_counts(hands[s], np.int64(0), np.int64(14)),
+                        pack_counts(hands[s], np.int64(14), np.int64(28)),
                         locked[s], 0)
         for t in range(N_TYPES):
             if hands[s, t] == 4:  # a dealt quadruple is revealed: a concealed quadruple on the table
@@ -432,9 +433,9 @@ def finish_game(prm, cur, deck, hands, table, discards, locked, exp_pts, exp_kin
         table[winner, wcard] += 1
     if log_on:
         for s in range(P):
-            fin[s, :] = hands[s]
-            fin[4 + s, :] = table[s]
-        fin[8, :] = discards
+            copy1(fin[s], hands[s])
+            copy1(fin[4 + s], table[s])
+        copy1(fin[8], discards)
         fin[9, :] = 0
         stock_lo = stock_start(P)
         for j in range(stock_lo, stock_lo + cur[C_NSTOCK]):

@@ -58,9 +58,7 @@ import numpy as np
 from numba import njit
 
 from cardsim.simcore.jit import INNER
-
 from cardsim.simcore.blocks import run_blocks
-
 from cardsim.simcore.movelog import LOG_WIDTH
 from cardsim.simcore.rng import search_key
 from cardsim.simcore.tasks import DEFAULT_SEARCH_BUDGET, policy_budgets

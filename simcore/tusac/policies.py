@@ -23,7 +23,6 @@ import numpy as np
 from numba import njit
 
 from cardsim.simcore.jit import INNER
-
 from cardsim.simcore.rng import randbelow
 from cardsim.simcore.tusac.cards import N_TYPES
 from cardsim.simcore.tusac.melds import TYPE_PART, TYPE_POS, part_state

@@ -31,8 +31,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cardsim.simcore.arrays import copy1, copy2
 from cardsim.simcore.jit import INNER
-
 from cardsim.simcore.movelog import LOG_WIDTH
 from cardsim.simcore.rng import next_u64, randbelow
 from cardsim.simcore.tusac.cards import N_TYPES
@@ -85,9 +85,9 @@ def determinize(prm, d, cur, hands, table, discards, locked, deck, whands, wlock
         x = unseen[i]
         unseen[i] = unseen[j]
         unseen[j] = x
-    whands[:, :] = hands
-    wlocked[:] = locked
-    wdeck[:] = deck
+    copy2(whands, hands)
+    copy1(wlocked, locked)
+    copy1(wdeck, deck)
     pos = 0
     for o in range(P):
         if o == d:
@@ -190,15 +190,15 @@ def search_choose(prm, budget, sstate, cur, deck, hands, table, discards, locked
                              sstate)
         sstate, rollout_key = next_u64(sstate)
         for k in range(ncand):
-            rcur[:] = cur
+            copy1(rcur, cur)
             rcur[C_NLOG] = 0
-            rdeck[:] = wdeck
-            rhands[:, :] = whands
-            rtable[:, :] = table
-            rdiscards[:] = discards
-            rlocked[:] = wlocked
-            rexp_pts[:] = exp_pts
-            rexp_kinds[:, :] = exp_kinds
+            copy1(rdeck, wdeck)
+            copy2(rhands, whands)
+            copy2(rtable, table)
+            copy1(rdiscards, discards)
+            copy1(rlocked, wlocked)
+            copy1(rexp_pts, exp_pts)
+            copy2(rexp_kinds, exp_kinds)
             # Literal flags on purpose: rollouts get their own specialization with the
             # stops and the move log compiled out (compiled only by runs that search).
             advance(prm, pol, cand[k], False, False, rcur, rdeck, rhands, rtable, rdiscards, rlocked, rexp_pts,
