@@ -140,10 +140,11 @@ def rollout(st, world, prm, pol, me, move, mcls, is_passed, st2, hands2, seat2, 
         st2[i] = st[i]
     for i in range(8):
         hands2[i] = world[i]
-    # Literal flags on purpose: rollouts get their own specialization with the move log
-    # compiled out (faster; compiled only by runs that search).
-    decide_and_apply(st2, hands2, P, seat2, POL_HEURISTIC, move, mcls, is_passed, log, 0, False)
-    run_turns(st2, hands2, prm, pol, _U0, seat2, log, 0, False, acls, amin, counts, cand, ccls, stop)
+    # Typed flags: the rollouts reuse the run_turns real play compiled (a literal
+    # specialization compiles it again for no measurable speed).
+    decide_and_apply(st2, hands2, P, seat2, POL_HEURISTIC, move, mcls, is_passed, log, np.int64(0), np.bool_(False))
+    run_turns(st2, hands2, prm, pol, _U0, seat2, log, np.int64(0), np.bool_(False), acls, amin, counts, cand, ccls,
+              stop)
     return st2[ST_PLACE + me] == 1, seat_points(st2, hands2, prm, me)
 
 
