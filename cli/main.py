@@ -19,8 +19,8 @@ try:  # recent typer vendors click; older releases depend on it
 except ImportError:  # pragma: no cover
     from click.exceptions import ClickException
 
-from cardsim.cli.render import (_LazyProgress, _exact_text, print_comparison, print_ladder, print_plain_table,
-                                print_summary, print_sweep)
+from cardsim.cli.render import (_LazyProgress, _exact_text, first_run_spinner, print_comparison, print_ladder,
+                                print_plain_table, print_summary, print_sweep)
 from cardsim.cli.runs import (_CUSTOM_METRICS, _DRAWN_SEED, _YES, _required, check_backend, check_custom_metrics,
                               execute_precision_run, execute_run, finish_and_report, parse_count, parse_seed,
                               resolve_rules, run_missing_chunks, say_drawn_seed, task_options)
@@ -348,7 +348,9 @@ def replay_command(
         run_seed = parse_seed(seed)
     if not 0 <= index < 2**62:
         raise ConfigError(f"--index must be in 0..2**62-1, got {index}")
-    for line in spec.replay(run_seed, index, rules, options):
+    with first_run_spinner(f"replaying {game} game {index}"):
+        lines = list(spec.replay(run_seed, index, rules, options))
+    for line in lines:
         sys.stdout.write(line + "\n")
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sys
 
+from contextlib import contextmanager
 from functools import lru_cache
 
 
@@ -16,6 +17,18 @@ def stderr_console():
     from rich.console import Console
 
     return Console(stderr=True, highlight=False)
+
+
+@contextmanager
+def first_run_spinner(text: str, enabled: bool = True):
+    """A transient spinner with ``text`` on a terminal's stderr while a command works
+    (a first run spends its time compiling the kernels); nothing when ``enabled`` is
+    False or stderr is not a terminal."""
+    if not enabled or not sys.stderr.isatty():
+        yield
+        return
+    with stderr_console().status(f"{text} (a first run compiles the kernels) …"):
+        yield
 
 
 def json_records(table) -> str:
