@@ -35,7 +35,8 @@ def commands(games: list[str], work: Path) -> list[tuple[str, list[str]]]:
 
 
 def timed(args: list[str], cache: str) -> float:
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    # both caches fresh per command: Numba's kernels and cardsim's exact-value cache
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache, CARDSIM_CACHE_DIR=cache + "-exact")
     start = time.perf_counter()
     proc = subprocess.run(CARDSIM + args, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
