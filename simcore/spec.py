@@ -146,6 +146,14 @@ class GameSpec:
         ``"module:function"`` of the game's exact deal probabilities,
         ``function(rules) -> [(event, seat or "any", low, high)]`` (``low == high`` when
         exact, else a guaranteed bracket); empty when the game has none yet.
+    ledger : str
+        ``"module:function"`` of the game's card ledger for the conservation check of the
+        conformance suite: ``function(seed, start, count, rules, policies) -> (deck,
+        where)``, ``deck`` int64[T] the count of each of the ``T`` card types in play and
+        ``where`` int64[count, places, T] the count of each type in each place (a hand,
+        the table, the discards, the stock, the played cards ...) at the end of each of
+        games ``start .. start+count-1`` as the play kernel plays them. Cards are
+        conserved when every ``where[g].sum(axis=0) == deck`` and no count is negative.
     """
 
     name: str
@@ -158,6 +166,7 @@ class GameSpec:
     options: tuple[OptionSpec, ...] = ()
     rules_doc: str = ""
     exact: str = ""
+    ledger: str = ""
 
     def __post_init__(self) -> None:
         problems = []
@@ -200,9 +209,10 @@ class GameSpec:
             getattr(self, piece)
         for metric in self.metrics.values():
             metric.function
-        if self.exact:
-            if not callable(resolve_ref(self.exact)):
-                raise TypeError(f"GameSpec {self.name!r}: exact {self.exact!r} is not callable")
+        for field in ("exact", "ledger"):
+            ref = getattr(self, field)
+            if ref and not callable(resolve_ref(ref)):
+                raise TypeError(f"GameSpec {self.name!r}: {field} {ref!r} is not callable")
 
     def task(self, name: str) -> "Task":
         from cardsim.simcore.config import ConfigError

@@ -23,4 +23,5 @@ SPEC = GameSpec(
     options=(OptionSpec("games_per_match", "play", "games per match (the previous winner leads the next game)"),),
     rules_doc="docs/rules/tienlen.md",
     exact=f"{_PACKAGE}.exact:exact_table",
+    ledger=f"{_PACKAGE}.log:card_ledger",
 )

@@ -22,4 +22,5 @@ SPEC = GameSpec(
     },
     rules_doc="docs/rules/tusac.md",
     exact=f"{_PACKAGE}.exact:exact_table",
+    ledger=f"{_PACKAGE}.log:card_ledger",
 )
