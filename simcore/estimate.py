@@ -9,12 +9,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from cardsim.simcore import registry
 from cardsim.simcore.config import ConfigError
 from cardsim.simcore.tasks import split_policy
 
-#: deals or games per second and core, conservative (benchmarks/ measure the real ones)
-RATE = {("tienlen", "deal"): 5e6, ("tusac", "deal"): 2.5e6, ("loba", "deal"): 5e5, ("continental", "deal"): 5e5,
-        ("tienlen", "play"): 5e4, ("tusac", "play"): 2e4, ("loba", "play"): 1e3, ("continental", "play"): 8e2}
+#: deals or games per second and core for a task whose GameSpec.throughput is silent
+#: (each game declares its own, conservative; benchmarks/ measure the real ones)
+DEFAULT_RATE = 1e3
 #: bytes written per deal or game (compressed Parquet rows), and per part
 ROW_BYTES = {"deal": 0.0, "play": 60.0}
 PER_DEAL_BYTES = 12.0
@@ -25,7 +26,7 @@ MAX_SECONDS = 24 * 3600.0
 
 def estimate(game: str, task: str, n: int, chunk_size: int, options: dict, cores: int) -> tuple[float, float]:
     """``(seconds, bytes)`` of a run, roughly."""
-    rate = RATE.get((game, task), 1e3) * max(cores, 1)
+    rate = registry.get_spec(game).throughput.get(task, DEFAULT_RATE) * max(cores, 1)
     for policy in options.get("policies", []) or []:
         base, budget = split_policy(str(policy))
         if base == "search":

@@ -154,6 +154,10 @@ class GameSpec:
         the table, the discards, the stock, the played cards ...) at the end of each of
         games ``start .. start+count-1`` as the play kernel plays them. Cards are
         conserved when every ``where[g].sum(axis=0) == deck`` and no count is negative.
+    throughput : mapping
+        ``{task: runs per second on one core}``, rough (deals for ``deal``, games or
+        rounds for ``play``), for the time estimate that refuses runs that cannot finish
+        (:mod:`cardsim.simcore.estimate`); a task missing here is estimated at 1,000/s.
     """
 
     name: str
@@ -167,6 +171,7 @@ class GameSpec:
     rules_doc: str = ""
     exact: str = ""
     ledger: str = ""
+    throughput: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         problems = []
@@ -209,10 +214,10 @@ class GameSpec:
             getattr(self, piece)
         for metric in self.metrics.values():
             metric.function
-        for field in ("exact", "ledger"):
-            ref = getattr(self, field)
+        for piece in ("exact", "ledger"):
+            ref = getattr(self, piece)
             if ref and not callable(resolve_ref(ref)):
-                raise TypeError(f"GameSpec {self.name!r}: {field} {ref!r} is not callable")
+                raise TypeError(f"GameSpec {self.name!r}: {piece} {ref!r} is not callable")
 
     def task(self, name: str) -> "Task":
         from cardsim.simcore.config import ConfigError

@@ -13,11 +13,6 @@ from cardsim.simcore import registry
 #: Modules that cost a few hundred ms each to import and that listing games never needs.
 HEAVY = ("numba", "pandas", "pyarrow")
 
-#: Rummy's spec still imports its summary (pandas) and tasks (pyarrow) eagerly: a change
-#: for the rummy package (``summary=``/``deal=``/``play=`` as "module:attribute" text).
-RUMMY_EAGER = pytest.mark.xfail(reason="simcore/rummy/spec.py imports summary and tasks eagerly", strict=False)
-
-
 def _heavy_modules_after(code: str) -> list[str]:
     """Heavy top-level modules loaded by running ``code`` in a fresh interpreter."""
     probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}})))"
@@ -26,8 +21,7 @@ def _heavy_modules_after(code: str) -> list[str]:
     return sorted(loaded & set(HEAVY))
 
 
-@pytest.mark.parametrize("game", [pytest.param(g, marks=RUMMY_EAGER) if g in ("loba", "continental") else g
-                                  for g in registry.game_names()])
+@pytest.mark.parametrize("game", registry.game_names())
 def test_spec_and_rules_import_no_kernels(game):
     code = (f"from cardsim.cli.main import main\nfrom cardsim.simcore import registry\n"
             f"spec = registry.get_spec({game!r}); spec.rules_cls().to_dict(); spec.title\n"
