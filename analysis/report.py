@@ -78,7 +78,7 @@ def _rate_bars(rates: pd.DataFrame, events: list[str], title: str):
     ax.set_ylabel("rate per deal")
     ax.set_yscale("log")  # rare events (a 1% weak hand) stay visible beside common ones
     ax.set_title(title)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the axes: never over a bar
     return fig
 
 
@@ -127,13 +127,13 @@ def _deal_section(dataset: Dataset, figures: _Figures, fmt: str) -> list[str]:
     rates = summary(dataset.path)
     shown = rates.assign(seat=[("any" if s < 0 else str(s)) for s in rates["seat"]])  # the table row: "any"
     parts = [_table_html(shown, fmt)]
-    events = [e for e in pd.unique(rates["event"])
-              if e.startswith("instant_win") or e in ("weak_hand", "dealt_triple", "dealt_quadruple")
-              or (e.startswith("contract_") and "_after_" not in e)]
+    events = list(pd.unique(rates["event"]))
     for start in range(0, len(events), 8):  # every event, 8 per figure: nothing dropped
         chunk = events[start:start + 8]
+        caption = (f"rates by seat, events {start + 1}-{start + len(chunk)} of {len(events)}"
+                   if len(events) > 8 else "rates by seat")
         parts.append(figures.add(_rate_bars(rates, chunk, "rates per seat and for the table (95% intervals, log scale)"),
-                                 "rates by seat"))
+                                 caption))
     return parts
 
 
