@@ -48,7 +48,7 @@ def next_claimant(st, prm, cseat):
     return -1
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def apply_claim(st, want, prm, mp, state, log, nl, log_on):
     """The asked seat claims (``want``) or refuses the card. A claim moves the card and the
     penalty cards into its hand and closes the offer. Returns ``(state, log rows)``."""

@@ -261,8 +261,8 @@ def _search(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circular, no
     """
     if m == 0:
         return _trios_within(a1, a2, jokers, budget, k, max_jokers, min_naturals)
-    w0 = 0
-    p0 = 0
+    w0 = np.int64(0)
+    p0 = np.int64(0)
     while True:
         w0, p0, b1, b2, j1, r1 = _next_window(a1, a2, jokers, w0, p0, budget, jokers > 0, max_jokers, min_naturals,
                                               circular, no_adjacent)
@@ -273,7 +273,7 @@ def _search(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circular, no
                 return True
         else:
             w1 = w0
-            p1 = 0
+            p1 = np.int64(0)
             while True:
                 w1, p1, c1, c2, j2, r2 = _next_window(b1, b2, j1, w1, p1, r1, j1 > 0, max_jokers, min_naturals,
                                                       circular, no_adjacent)
@@ -284,7 +284,7 @@ def _search(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circular, no
                         return True
                 else:
                     w2 = w1
-                    p2 = 0
+                    p2 = np.int64(0)
                     while True:
                         w2, p2, d1, d2, j3, r3 = _next_window(c1, c2, j2, w2, p2, r2, j2 > 0, max_jokers,
                                                               min_naturals, circular, no_adjacent)
@@ -297,10 +297,10 @@ def _search(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circular, no
         p0 += 1
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def contract_ok(a1, a2, jokers, k, m, mp):
     """Does the hand hold ``k`` tríos + ``m`` escaleras (disjoint, rules ``mp``)?"""
-    return _search(np.uint64(a1), np.uint64(a2), jokers, m, 0, k, mp[0], mp[1], mp[2], mp[3])
+    return _search(np.uint64(a1), np.uint64(a2), jokers, m, np.int64(0), k, mp[0], mp[1], mp[2], mp[3])
 
 
 @njit(cache=True)
@@ -318,7 +318,7 @@ def contract_distance(a1, a2, jokers, k, m, mp, cap):
 
 
 # --------------------------------------------------------------------------- faster search (game kernel)
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def _search_sorted(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circular, no_adjacent):
     """Same answer as :func:`_search`, for the game kernel's distance checks.
 
@@ -330,8 +330,8 @@ def _search_sorted(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circu
     if m == 0 or budget == 0:
         return _search(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circular, no_adjacent)
     hi0 = budget // m
-    w0 = 0
-    p0 = 0
+    w0 = np.int64(0)
+    p0 = np.int64(0)
     while True:
         w0, p0, b1, b2, j1, r1 = _next_window(a1, a2, jokers, w0, p0, hi0, jokers > 0, max_jokers, min_naturals,
                                               circular, no_adjacent)
@@ -344,8 +344,8 @@ def _search_sorted(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circu
                 return True
         else:
             hi1 = rest0 // (m - 1)
-            w1 = 0
-            p1 = 0
+            w1 = np.int64(0)
+            p1 = np.int64(0)
             while True:
                 w1, p1, c1, c2, j2, r2 = _next_window(b1, b2, j1, w1, p1, hi1, j1 > 0, max_jokers, min_naturals,
                                                       circular, no_adjacent)
@@ -358,8 +358,8 @@ def _search_sorted(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circu
                         if _trios_within(c1, c2, j2, rest1, k, max_jokers, min_naturals):
                             return True
                     else:
-                        w2 = 0
-                        p2 = 0
+                        w2 = np.int64(0)
+                        p2 = np.int64(0)
                         while True:
                             w2, p2, d1, d2, j3, r3 = _next_window(c1, c2, j2, w2, p2, rest1, j2 > 0, max_jokers,
                                                                   min_naturals, circular, no_adjacent)

@@ -152,7 +152,7 @@ def shuffled_round(seed, index, r, players, rounds, draws, deck_jokers) -> np.nd
     return _shuffled(np.uint64(seed), index, r, len(rounds), deck_base, sizes, products, lengths)
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def draw_stock(deck, sp, pile, npile, state):
     """Top of the stock (``deck[sp:]``, taken from ``sp`` upwards) in play; when the stock is empty the
     pile minus its top is shuffled (stream ``state``) into a new stock. Returns ``(card or -1, sp,

@@ -90,7 +90,7 @@ def hand_points(a1, a2, j):
     return pts
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def count_of(a1, a2, j, code):
     """Copies of card ``code`` in the hand (jokers: ``code >= 52``)."""
     if code >= 52:
@@ -99,7 +99,7 @@ def count_of(a1, a2, j, code):
     return ((a1 & bit) != 0) + ((a2 & bit) != 0)
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def nth_card(a1, a2, j, idx):
     """The ``idx``-th card of the hand (codes ascending, copies adjacent, jokers last)."""
     for c in range(52):
@@ -110,7 +110,7 @@ def nth_card(a1, a2, j, idx):
     return JOKER
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def n_cards(a1, a2, j):
     n = j
     for c in range(52):
@@ -129,7 +129,7 @@ def distance(a1, a2, jokers, k, m, mp, cap):
     return cap + 1
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def improves(a1, a2, j, card, d, k, m, mp):
     """Does adding ``card`` lower the (capped) contract distance ``d``?"""
     if d <= 0:
@@ -196,7 +196,7 @@ def build_melds(b1, b2, l1, l2, rows, owner, mrow, mcards, mlen, mown, nm):
     return nm
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def apply_layoff(mrow, mcards, mlen, i, code, where, circular):
     """Lay card ``code`` on meld ``i`` (``where`` from :func:`lay_off`). For ``LAY_SWAP`` the
     natural replaces a joker (the caller takes the joker)."""
@@ -231,11 +231,11 @@ def apply_layoff(mrow, mcards, mlen, i, code, where, circular):
     mlen[i] = run_cards(mrow[i], mcards[i])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def layable(mrow, nm, code, mp):
     """First meld accepting ``code`` (not by a swap): ``(meld, where)`` or ``(-1, 0)``."""
     for i in range(nm):
-        w = lay_off(mrow[i], code, mp, False)
+        w = lay_off(mrow[i], code, mp, np.bool_(False))
         if w != LAY_NO:
             return i, w
     return -1, 0
@@ -247,7 +247,7 @@ def swap_target(mrow, nm, code, mp):
     for i in range(nm):
         if mrow[i, 0] != RUN:
             continue
-        if lay_off(mrow[i], code, mp, True) != LAY_SWAP:
+        if lay_off(mrow[i], code, mp, np.bool_(True)) != LAY_SWAP:
             continue
         r = code % 13
         jokers = mrow[i, 4]
@@ -259,7 +259,7 @@ def swap_target(mrow, nm, code, mp):
         for k in range(nm):
             if mrow[k, 0] != RUN:
                 continue
-            w = lay_off(mrow[k], JOKER, mp, False)
+            w = lay_off(mrow[k], np.int64(JOKER), mp, np.bool_(False))
             if w != LAY_NO:
                 mrow[i, 4] = jokers
                 return i, k, w
@@ -370,7 +370,7 @@ def _after_layoffs(st):
         sv[V_PHASE] = PH_DISCARD
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def advance(st, prm, mp, cseat, state, log, nl, log_on):
     """Play forced moves until a decision is due. Returns ``(state, log rows, seat to decide or -1 at the end)``."""
     sv = st[11]
@@ -383,7 +383,7 @@ def advance(st, prm, mp, cseat, state, log, nl, log_on):
         if ph == PH_TAKE:
             if sv[V_NPILE] > 0 and sv[V_LIVE]:
                 return state, nl, p
-            state, nl = apply_take(st, 0, prm, mp, state, log, nl, log_on)
+            state, nl = apply_take(st, np.int64(0), prm, mp, state, log, nl, log_on)
         elif ph == PH_CLAIM:
             q = next_claimant(st, prm, cseat)
             if q < 0:
@@ -403,7 +403,7 @@ def advance(st, prm, mp, cseat, state, log, nl, log_on):
             return state, nl, p
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def apply_take(st, from_pile, prm, mp, state, log, nl, log_on):
     """Seat ``V_P`` takes the live pile top (``from_pile``) or the stock top."""
     h1, h2, hj, seat, seen, mrow, mcards, mlen, mown, pile, deck, sv = st
@@ -443,7 +443,7 @@ def apply_take(st, from_pile, prm, mp, state, log, nl, log_on):
     return state, nl
 
 
-@njit(cache=True, _nrt=True)
+@njit(cache=True, _nrt=True, forceinline=False)
 def laydown_out(st, p, mp, exact, log, nl, log_on):
     """Loba's "go out at once" round (the contract uses every dealt card) for a hand with
     extra cards (buys): the lay-down of the solver's extend mode (longer melds), accepted
@@ -535,12 +535,12 @@ def laydown_out(st, p, mp, exact, log, nl, log_on):
             o = off[i]
             for t in range(o + 4, flen[i]):
                 c = full[i, t]
-                apply_layoff(mrow, mcards, mlen, mi, c, LAY_HIGH, 0)
+                apply_layoff(mrow, mcards, mlen, mi, c, np.int64(LAY_HIGH), np.int64(0))
                 a1, a2, aj = remove_card(a1, a2, aj, c)
                 nl = _log(log, nl, log_on, L_LAYOFF, p, mi, c, LAY_HIGH, 0)
             for t in range(o - 1, -1, -1):
                 c = full[i, t]
-                apply_layoff(mrow, mcards, mlen, mi, c, LAY_LOW, 0)
+                apply_layoff(mrow, mcards, mlen, mi, c, np.int64(LAY_LOW), np.int64(0))
                 a1, a2, aj = remove_card(a1, a2, aj, c)
                 nl = _log(log, nl, log_on, L_LAYOFF, p, mi, c, LAY_LOW, 0)
         else:
@@ -552,12 +552,12 @@ def laydown_out(st, p, mp, exact, log, nl, log_on):
                 while extra_n > 0 and rem[c] > 0:
                     rem[c] -= 1
                     extra_n -= 1
-                    apply_layoff(mrow, mcards, mlen, mi, c, LAY_HIGH, 0)
+                    apply_layoff(mrow, mcards, mlen, mi, c, np.int64(LAY_HIGH), np.int64(0))
                     a1, a2, aj = remove_card(a1, a2, aj, c)
                     nl = _log(log, nl, log_on, L_LAYOFF, p, mi, c, 0, 0)
             for u in range(extra_j):
                 rem[52] -= 1
-                apply_layoff(mrow, mcards, mlen, mi, JOKER, LAY_HIGH, 0)
+                apply_layoff(mrow, mcards, mlen, mi, np.int64(JOKER), np.int64(LAY_HIGH), np.int64(0))
                 aj -= 1
                 nl = _log(log, nl, log_on, L_LAYOFF, p, mi, JOKER, 0, 0)
     h1[p], h2[p], hj[p] = a1, a2, aj
@@ -572,7 +572,7 @@ def can_lay_down(st, p, mp):
     return contract_ok(st[0][p], st[1][p], st[2][p], sv[V_K], sv[V_M], mp)
 
 
-@njit(cache=True, _nrt=True)
+@njit(cache=True, _nrt=True, forceinline=False)
 def _lay_down_contract(st, p, prm, mp, log, nl, log_on):
     """Seat ``p`` lays down the solver's best lay-down (apart from :func:`apply_laydown`: the
     solvers return arrays, so this part keeps numba's reference counting)."""
@@ -595,7 +595,7 @@ def _lay_down_contract(st, p, prm, mp, log, nl, log_on):
     return nl
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def apply_laydown(st, go, prm, mp, log, nl, log_on):
     """Seat ``V_P`` lays down (``go``) the solver's best lay-down, or passes."""
     h1, h2, hj, seat, sv = st[0], st[1], st[2], st[3], st[11]
@@ -615,7 +615,7 @@ def apply_laydown(st, go, prm, mp, log, nl, log_on):
     return _lay_down_contract(st, p, prm, mp, log, nl, log_on)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def greedy_layoffs(st, prm, mp, log, nl, log_on):
     """Every lay-off the heuristic makes, in its order: naturals (ascending codes, repeated), then joker
     swaps (Continental), then jokers, again while anything changed."""
@@ -642,25 +642,25 @@ def greedy_layoffs(st, prm, mp, log, nl, log_on):
                 i, kk, w = swap_target(mrow, nm, c, mp)
                 if i < 0:
                     continue
-                apply_layoff(mrow, mcards, mlen, i, c, LAY_SWAP, circular)
+                apply_layoff(mrow, mcards, mlen, i, c, np.int64(LAY_SWAP), circular)
                 h1[p], h2[p], hj[p] = remove_card(h1[p], h2[p], hj[p], c)
                 nl = _log(log, nl, log_on, L_SWAP, p, i, c, 0, 0)
-                w = lay_off(mrow[kk], JOKER, mp, False)
-                apply_layoff(mrow, mcards, mlen, kk, JOKER, w, circular)
+                w = lay_off(mrow[kk], np.int64(JOKER), mp, np.bool_(False))
+                apply_layoff(mrow, mcards, mlen, kk, np.int64(JOKER), w, circular)
                 nl = _log(log, nl, log_on, L_LAYOFF, p, kk, JOKER, w * mrow[kk, 0], 0)
                 changed = True
         while hj[p] > 0:
-            i, w = layable(mrow, nm, JOKER, mp)
+            i, w = layable(mrow, nm, np.int64(JOKER), mp)
             if i < 0:
                 break
-            apply_layoff(mrow, mcards, mlen, i, JOKER, w, circular)
+            apply_layoff(mrow, mcards, mlen, i, np.int64(JOKER), w, circular)
             hj[p] -= 1
             nl = _log(log, nl, log_on, L_LAYOFF, p, i, JOKER, w * mrow[i, 0], 0)
             changed = True
     return nl
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def apply_layoff_decision(st, d, prm, mp, log, nl, log_on):
     """``LO_STOP``, ``LO_GREEDY`` or one lay-off ``(meld * 64 + card) * 4 + where`` (the phase goes on)."""
     h1, h2, hj, mrow, mcards, mlen = st[0], st[1], st[2], st[5], st[6], st[7]
@@ -682,7 +682,7 @@ def apply_layoff_decision(st, d, prm, mp, log, nl, log_on):
     return nl
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def apply_discard(st, c, prm, log, nl, log_on):
     """Seat ``V_P`` discards card ``c``; the round ends when its hand is empty, else the next seat's turn starts."""
     h1, h2, hj, seat, seen, mrow, mcards, mlen, mown, pile, deck, sv = st

@@ -189,39 +189,46 @@ def _trio_choices(runs, m, a1, a2, j, k, mp, best, best_rows, best_hand, work, s
     if k == 0:
         _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand, work, seq)
         return
-    # odometer over (rank, jokers) per trío, ranks non-decreasing
-    n_states = 13 * (jcap + 1)
-    code[:k] = 0
+    # Odometer over (rank, jokers) codes per trío, non-decreasing, restricted to the codes whose
+    # trío core the hand can hold alone (any other choice fails the reserve check below):
+    # the same feasible choices in the same order, without visiting all 13 (jcap + 1) codes.
+    valid, idx = scratch[5], scratch[6]
+    nv = 0
+    for c in range(13 * (jcap + 1)):
+        if 3 - c % (jcap + 1) <= _rank_count(a1, a2, c // (jcap + 1)):
+            valid[nv] = c
+            nv += 1
+    if nv == 0:
+        return
+    idx[:k] = 0
     while True:
-        ok = True
-        for t in range(1, k):
-            if code[t] < code[t - 1]:
-                ok = False
-        if ok:
+        for t in range(k):
+            code[t] = valid[idx[t]]
+        for r in range(13):
+            reserve[r] = 0
+        jused = 0
+        for t in range(k):
+            t_rank[t] = code[t] // (jcap + 1)
+            t_jok[t] = code[t] % (jcap + 1)
+            reserve[t_rank[t]] += 3 - t_jok[t]
+            jused += t_jok[t]
+        if jused <= j:
+            ok = True
             for r in range(13):
-                reserve[r] = 0
-            jused = 0
-            for t in range(k):
-                t_rank[t] = code[t] // (jcap + 1)
-                t_jok[t] = code[t] % (jcap + 1)
-                reserve[t_rank[t]] += 3 - t_jok[t]
-                jused += t_jok[t]
-            if jused <= j:
-                for r in range(13):
-                    if reserve[r] > _rank_count(a1, a2, r):
-                        ok = False
-                        break
-                if ok:
-                    _finish(runs, m, a1, a2, j - jused, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand,
-                            work, seq)
+                if reserve[r] > _rank_count(a1, a2, r):
+                    ok = False
+                    break
+            if ok:
+                _finish(runs, m, a1, a2, j - jused, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand,
+                        work, seq)
         t = k - 1
-        while t >= 0 and code[t] == n_states - 1:
+        while t >= 0 and idx[t] == nv - 1:
             t -= 1
         if t < 0:
             return
-        code[t] += 1
+        idx[t] += 1
         for u in range(t + 1, k):
-            code[u] = code[t]
+            idx[u] = idx[t]
 
 
 @njit(cache=True, inline="always")
@@ -251,15 +258,16 @@ def exact_laydown(a1, a2, jokers, k, m, mp):
     best = np.array([1 << 30, 1 << 30], np.int64)
     best_rows = np.zeros((k + m, 6), np.int64)
     best_hand = np.zeros(3, np.uint64)
-    # the tríos' ranks, core jokers, odometer, reserved naturals per rank; joker placements
-    scratch = np.zeros((5, max(13, jokers + 1)), np.int64)
+    # the tríos' ranks, core jokers, codes, reserved naturals per rank; joker placements; the
+    # feasible trío codes and the odometer over them
+    scratch = np.zeros((7, max(52, jokers + 1)), np.int64)
     zero = np.int64(0)  # variables, not literals: one compiled signature per callee
     optional = np.bool_(True)
     if m == 0:
         _trio_choices(runs, zero, a1, a2, jokers, k, mp, best, best_rows, best_hand, work, scratch)
     else:
-        w0 = 0
-        p0 = 0
+        w0 = np.int64(0)
+        p0 = np.int64(0)
         while best[0] > 0:
             w0, p0, b1, b2, j1, _ = _next_window(a1, a2, jokers, w0, p0, zero, optional, mj, mn, ci, na)
             if w0 >= 52:
@@ -269,7 +277,7 @@ def exact_laydown(a1, a2, jokers, k, m, mp):
                 _trio_choices(runs, np.int64(1), b1, b2, j1, k, mp, best, best_rows, best_hand, work, scratch)
             else:
                 w1 = w0
-                p1 = 0
+                p1 = np.int64(0)
                 while best[0] > 0:
                     w1, p1, c1, c2, j2, _ = _next_window(b1, b2, j1, w1, p1, zero, optional, mj, mn, ci, na)
                     if w1 >= 52:
@@ -279,7 +287,7 @@ def exact_laydown(a1, a2, jokers, k, m, mp):
                         _trio_choices(runs, np.int64(2), c1, c2, j2, k, mp, best, best_rows, best_hand, work, scratch)
                     else:
                         w2 = w1
-                        p2 = 0
+                        p2 = np.int64(0)
                         while best[0] > 0:
                             w2, p2, d1, d2, j3, _ = _next_window(c1, c2, j2, w2, p2, zero, optional, mj, mn, ci, na)
                             if w2 >= 52:

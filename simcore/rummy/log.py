@@ -40,13 +40,13 @@ LOG_KINDS = ("round", "deal", "up", "take_pile", "take_stock", "reshuffle", "cla
 LOG_CAP = 60000
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _log(log, nl, on, kind, seat, a, b, c, d):
     """Write one record (see :func:`cardsim.simcore.movelog.log_record`); returns the next row."""
     return log_record(log, nl, on, kind, seat, a, b, c, d)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _pack(cards, n, lo):
     """Cards ``lo .. lo+9`` of a meld, 6 bits each, in one int64."""
     v = np.int64(0)

@@ -175,7 +175,7 @@ def _leaf_eval(a1, a2, jokers, k, runs, n_runs, mp, extend, order, tr_t, tr_j, t
             work[i, c] = runs[i, c]
     pts = 0
     if extend and order == 1:
-        a1, a2, jokers, p = _extend_runs(a1, a2, jokers, work, n_runs, mp[2], mp[3], False)
+        a1, a2, jokers, p = _extend_runs(a1, a2, jokers, work, n_runs, mp[2], mp[3], np.bool_(False))
         pts += p
     v = _trio_best(a1, a2, jokers, k, mp[0], mp[1], extend, tr_t, tr_j)
     if v < 0:
@@ -202,17 +202,17 @@ def _leaf_eval(a1, a2, jokers, k, runs, n_runs, mp, extend, order, tr_t, tr_j, t
     extra = min(jokers, cap)
     jokers -= extra
     pts += 50 * (used_j + extra)
-    a1, a2, jokers, p = _extend_runs(a1, a2, jokers, work, n_runs, mp[2], mp[3], k == 0)
+    a1, a2, jokers, p = _extend_runs(a1, a2, jokers, work, n_runs, mp[2], mp[3], np.bool_(k == 0))
     return pts + p, a1, a2, jokers, extra
 
 
 @njit(cache=True)
 def _leaf(a1, a2, jokers, k, runs, n_runs, mp, extend, tr_t, tr_j, tr_n, work):
     """Best :func:`_leaf_eval` over the evaluation orders: ``(points, order)``."""
-    v0 = _leaf_eval(a1, a2, jokers, k, runs, n_runs, mp, extend, 0, tr_t, tr_j, tr_n, work)[0]
+    v0 = _leaf_eval(a1, a2, jokers, k, runs, n_runs, mp, extend, np.int64(0), tr_t, tr_j, tr_n, work)[0]
     if not extend or n_runs == 0 or v0 < 0:
         return v0, 0
-    v1 = _leaf_eval(a1, a2, jokers, k, runs, n_runs, mp, extend, 1, tr_t, tr_j, tr_n, work)[0]
+    v1 = _leaf_eval(a1, a2, jokers, k, runs, n_runs, mp, extend, np.int64(1), tr_t, tr_j, tr_n, work)[0]
     if v1 > v0:
         return v1, 1
     return v0, 0
@@ -244,45 +244,47 @@ def _best_search(a1, a2, jokers, k, m, mp, extend, best_runs, best, tr_t, tr_j, 
     runs = np.zeros((3, 6), np.int64)
     work = np.zeros((3, 6), np.int64)
     mj, mn, ci, na = mp[0], mp[1], mp[2], mp[3]
+    zero = np.int64(0)  # variables, not literals: one compiled signature per callee
+    optional = np.bool_(True)
     best[0] = -1
     best[1] = 0
     if m == 0:
-        v, order = _leaf(a1, a2, jokers, k, runs, 0, mp, extend, tr_t, tr_j, tr_n, work)
+        v, order = _leaf(a1, a2, jokers, k, runs, np.int64(0), mp, extend, tr_t, tr_j, tr_n, work)
         _keep(v, 0, order, 0, runs, best, best_runs)
         return
-    w0 = 0
-    p0 = 0
+    w0 = np.int64(0)
+    p0 = np.int64(0)
     while True:
-        w0, p0, b1, b2, j1, _ = _next_window(a1, a2, jokers, w0, p0, 0, True, mj, mn, ci, na)
+        w0, p0, b1, b2, j1, _ = _next_window(a1, a2, jokers, w0, p0, zero, optional, mj, mn, ci, na)
         if w0 >= 52:
             return
         _set_run(runs, 0, w0, p0)
         pts0 = _window_points(w0, 15 & ~p0) + 50 * _POP4[p0]
         if m == 1:
-            v, order = _leaf(b1, b2, j1, k, runs, 1, mp, extend, tr_t, tr_j, tr_n, work)
+            v, order = _leaf(b1, b2, j1, k, runs, np.int64(1), mp, extend, tr_t, tr_j, tr_n, work)
             _keep(v, pts0, order, 1, runs, best, best_runs)
         else:
             w1 = w0
-            p1 = 0
+            p1 = np.int64(0)
             while True:
-                w1, p1, c1, c2, j2, _ = _next_window(b1, b2, j1, w1, p1, 0, True, mj, mn, ci, na)
+                w1, p1, c1, c2, j2, _ = _next_window(b1, b2, j1, w1, p1, zero, optional, mj, mn, ci, na)
                 if w1 >= 52:
                     break
                 _set_run(runs, 1, w1, p1)
                 pts1 = pts0 + _window_points(w1, 15 & ~p1) + 50 * _POP4[p1]
                 if m == 2:
-                    v, order = _leaf(c1, c2, j2, k, runs, 2, mp, extend, tr_t, tr_j, tr_n, work)
+                    v, order = _leaf(c1, c2, j2, k, runs, np.int64(2), mp, extend, tr_t, tr_j, tr_n, work)
                     _keep(v, pts1, order, 2, runs, best, best_runs)
                 else:
                     w2 = w1
-                    p2 = 0
+                    p2 = np.int64(0)
                     while True:
-                        w2, p2, d1, d2, j3, _ = _next_window(c1, c2, j2, w2, p2, 0, True, mj, mn, ci, na)
+                        w2, p2, d1, d2, j3, _ = _next_window(c1, c2, j2, w2, p2, zero, optional, mj, mn, ci, na)
                         if w2 >= 52:
                             break
                         _set_run(runs, 2, w2, p2)
                         pts2 = pts1 + _window_points(w2, 15 & ~p2) + 50 * _POP4[p2]
-                        v, order = _leaf(d1, d2, j3, k, runs, 3, mp, extend, tr_t, tr_j, tr_n, work)
+                        v, order = _leaf(d1, d2, j3, k, runs, np.int64(3), mp, extend, tr_t, tr_j, tr_n, work)
                         _keep(v, pts2, order, 3, runs, best, best_runs)
                         p2 += 1
                 p1 += 1
@@ -356,7 +358,7 @@ def best_laydown(a1, a2, jokers, k, m, mp, extend):
 
 
 # --------------------------------------------------------------------------- lay-off, discard
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def lay_off(meld, code, mp, joker_swap):
     """Where card ``code`` can go on the table meld row ``meld``.
 

@@ -99,7 +99,8 @@ def play_round(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, seat
 
 @njit(cache=True)
 def _shuffle(seed, index, r, R, deck, deck_base, sizes, products):
-    deck[:] = deck_base
+    for i in range(deck.shape[0]):  # a loop: an array-to-array slice assignment compiles its error messages
+        deck[i] = deck_base[i]
     state = game_key(seed, index * R + r)
     return shuffle_prefix_planned(state, deck, sizes, products)
 

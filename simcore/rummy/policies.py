@@ -56,7 +56,7 @@ DISCARD_ORDER = np.array(sorted(range(52), key=lambda c: (-[20, 2, 3, 4, 5, 6, 7
 
 
 # ----------------------------------------------------------------------------- heuristic pieces
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def heuristic_discard(a1, a2, j, k, m, mp, d_full, cap):
     """Same answer as :func:`best_discard` given the hand's (capped) distance ``d_full``:
     the card with the most points (then the highest code) among those whose removal keeps
@@ -84,7 +84,7 @@ def heuristic_discard(a1, a2, j, k, m, mp, d_full, cap):
     return first, min(d_full + 1, cap + 1)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def related(a1, j, card, k, m, circular):
     """Cheap filter of the heuristic's take / claim decisions: a joker, a rank already held
     (when the contract has tríos) or a same-suit card within two ranks (escaleras)."""
@@ -113,7 +113,7 @@ def related(a1, j, card, k, m, circular):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def heuristic_discard_down(a1, a2, j, mrow, nm, mp):
     """A seat already down discards the highest-point natural that cannot be laid off (a joker last)."""
     best = -1
@@ -133,7 +133,7 @@ def heuristic_discard_down(a1, a2, j, mrow, nm, mp):
 
 
 # ----------------------------------------------------------------------------- policies
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def choose_heuristic(st, q, prm, mp):
     """The heuristic's decision for seat ``q`` in the phase due (may update its distance memory)."""
     h1, h2, hj, seat, mrow, pile, sv = st[0], st[1], st[2], st[3], st[5], st[9], st[11]
@@ -163,7 +163,7 @@ def choose_heuristic(st, q, prm, mp):
     return c
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def choose_random(st, q, prm, mp, state):
     """The random policy's decision for seat ``q`` in the phase due. Returns ``(state, decision)``."""
     h1, h2, hj, mrow, deck, sv = st[0], st[1], st[2], st[5], st[10], st[11]
@@ -190,7 +190,7 @@ def choose_random(st, q, prm, mp, state):
             if count_of(h1[q], h2[q], hj[q], c) == 0:
                 continue
             for i in range(sv[V_NM]):
-                if lay_off(mrow[i], c, mp, False) != LAY_NO and no < MAX_LAYOFF_OPTIONS:
+                if lay_off(mrow[i], c, mp, np.bool_(False)) != LAY_NO and no < MAX_LAYOFF_OPTIONS:
                     no += 1
         if no == 0:
             return state, LO_STOP
@@ -202,7 +202,7 @@ def choose_random(st, q, prm, mp, state):
             if count_of(h1[q], h2[q], hj[q], c) == 0:
                 continue
             for i in range(sv[V_NM]):
-                w = lay_off(mrow[i], c, mp, False)
+                w = lay_off(mrow[i], c, mp, np.bool_(False))
                 if w != LAY_NO:
                     if t == x:
                         pick = (i * 64 + c) * 4 + w
