@@ -19,6 +19,7 @@ try:  # recent typer vendors click; older releases depend on it
 except ImportError:  # pragma: no cover
     from click.exceptions import ClickException
 
+from cardsim.cli.options import given_options, option_flag, with_game_options
 from cardsim.cli.render import (_LazyProgress, _exact_text, first_run_spinner, print_comparison, print_ladder,
                                 print_plain_table, print_summary, print_sweep)
 from cardsim.cli.runs import (_CUSTOM_METRICS, _DRAWN_SEED, _YES, _required, check_backend, check_custom_metrics,
@@ -115,10 +116,6 @@ SEED_HELP = "run seed (0..2**64-1); random and printed when omitted"
 SET_HELP = "rule switch override key=value (repeatable); see `cardsim rules GAME`"
 
 
-CLAIM_SEATS_HELP = ("Loba/Continental: seats allowed to claim a refused discard: all (default), none, "
-                    "or a list like 0,2 (with the rule switch claims on)")
-
-
 POLICY_HELP = ("policies: one for all seats (heuristic), one per seat (heuristic,random,greedy,random), "
                "or SEAT=NAME pairs (0=search:256,1=random; others heuristic). Names: random, heuristic, "
                "search (determinized Monte Carlo search, 64 rollouts per decision) or search:N "
@@ -162,9 +159,6 @@ PolicyOpt = Annotated[Optional[str], typer.Option("--policy", "-p", help=POLICY_
 OutOpt = Annotated[Optional[Path], typer.Option("--out", "-o", help="write a Parquet dataset directory here")]
 
 
-ClaimSeatsOpt = Annotated[Optional[str], typer.Option("--claim-seats", help=CLAIM_SEATS_HELP)]
-
-
 ResumeOpt = Annotated[bool, typer.Option("--resume", help=RESUME_HELP)]
 
 
@@ -191,6 +185,7 @@ MetricOpt = Annotated[List[str], typer.Option(
 
 
 @app.command("deal")
+@with_game_options("deal")
 def deal_command(
     game: GameArg,
     deals: Optional[str] = typer.Option(None, "--deals", "-n", help="number of deals, e.g. 1000000, 1e6, 10M "
@@ -202,7 +197,6 @@ def deal_command(
     out: OutOpt = None,
     overwrite: OverwriteOpt = False,
     per_deal: bool = typer.Option(False, "--per-deal", help="also write one row per deal with every hand (small runs, for inspection)"),
-    draws: Optional[int] = typer.Option(None, "--draws", help="contract games: also count contracts held after K more stock cards"),
     events: List[str] = typer.Option([], "--event", help="your own deal event PATH.py:FUNCTION (repeatable): "
                                      "FUNCTION(hand) -> bool, compiled with Numba and counted per seat and for "
                                      "the table (hand: Tiến Lên an int64 52-bit mask, Tứ Sắc int8[28] counts)"),
@@ -217,6 +211,7 @@ def deal_command(
     targets: TargetOpt = [],
     max_n: MaxOpt = None,
     yes: YesOpt = False,
+    **game_options: Any,
 ) -> None:
     """Deal N random hands and count deal events per seat and for the table.
 
@@ -227,8 +222,7 @@ def deal_command(
     if per_deal and out is None:
         raise ConfigError("--per-deal writes one row per deal to keep: it needs --out PATH")
     options: dict[str, Any] = {"per_deal": True} if per_deal else {}
-    if draws is not None:
-        options["draws"] = draws
+    options.update(given_options(game_options))
     if events:
         from cardsim.simcore.custom import split_ref
 
@@ -244,6 +238,7 @@ def deal_command(
 
 
 @app.command("play")
+@with_game_options("play")
 def play_command(
     game: GameArg,
     games: Optional[str] = typer.Option(None, "--games", "-n", help="number of games, e.g. 100000, 1e5, 1M "
@@ -251,9 +246,6 @@ def play_command(
     seed: SeedOpt = None,
     threads: ThreadsOpt = None,
     policy: PolicyOpt = None,
-    games_per_match: Optional[int] = typer.Option(None, "--games-per-match", "-k",
-                                                  help="Tiến Lên: games per match (the winner leads the next game, points add up)"),
-    claim_seats: ClaimSeatsOpt = None,
     sets: SetsOpt = [],
     rules_file: RulesFileOpt = None,
     out: OutOpt = None,
@@ -270,6 +262,7 @@ def play_command(
     targets: TargetOpt = [],
     max_n: MaxOpt = None,
     yes: YesOpt = False,
+    **game_options: Any,
 ) -> None:
     """Play N whole games with the chosen policies; one row per game.
 
@@ -280,9 +273,7 @@ def play_command(
     """
     check_custom_metrics(metrics)
     _YES[0] = yes
-    options: dict[str, Any] = {} if games_per_match is None else {"games_per_match": games_per_match}
-    if claim_seats is not None:
-        options["claim_seats"] = claim_seats
+    options: dict[str, Any] = given_options(game_options)
     if policy is not None:
         options["policy"] = policy
     if precision is not None:
@@ -295,6 +286,7 @@ def play_command(
 
 
 @app.command("replay")
+@with_game_options("play")
 def replay_command(
     game: GameArg,
     index: Optional[int] = typer.Option(None, "--index", "-i", help="game index in the run (0-based)"),
@@ -302,10 +294,9 @@ def replay_command(
     seed: Optional[str] = typer.Option(None, "--seed", help="the run's seed (or take everything from --run)"),
     run_path: Optional[Path] = typer.Option(None, "--run", help="take seed, rules and policies from this dataset"),
     policy: PolicyOpt = None,
-    games_per_match: Optional[int] = typer.Option(None, "--games-per-match", "-k", help="games per match"),
-    claim_seats: ClaimSeatsOpt = None,
     sets: SetsOpt = [],
     rules_file: RulesFileOpt = None,
+    **game_options: Any,
 ) -> None:
     """Print one game move by move (the deal, every play and pass, places, points),
     exactly as `cardsim play` played it: same seed, same game index, same game."""
@@ -319,8 +310,8 @@ def replay_command(
         raise ConfigError("replay needs --index N (the game's index in the run, 0-based)")
     if run_path is not None:
         given = [flag for flag, value in (("--seed", seed), ("--policy", policy), ("--set", sets),
-                                          ("--rules", rules_file), ("--games-per-match", games_per_match),
-                                          ("--claim-seats", claim_seats)) if value]
+                                          ("--rules", rules_file)) if value]
+        given += [option_flag(name) for name in given_options(game_options)]
         if given:
             raise ConfigError(f"--run takes the seed, rules and policies from the dataset: drop {', '.join(given)}")
         from cardsim.simcore.output import Dataset
@@ -337,11 +328,7 @@ def replay_command(
         if seed is None:
             raise ConfigError("replay needs --seed (or --run PATH)")
         rules = resolve_rules(game, rules_file, sets)
-        options: dict[str, Any] = {}
-        if games_per_match is not None:
-            options["games_per_match"] = games_per_match
-        if claim_seats is not None:
-            options["claim_seats"] = claim_seats
+        options: dict[str, Any] = given_options(game_options)
         if policy is not None:
             options["policy"] = policy
         options = task_options(spec, rules, options)

@@ -107,12 +107,22 @@ class OptionSpec:
     """A game's own ``play``/``deal`` option (``--games-per-match``, ``--claim-seats`` ...).
 
     ``name`` is the task-option key (``games_per_match``); the command-line flag is the
-    same with dashes. ``task`` is the task that takes it.
+    same with dashes (plus ``short``, e.g. ``-k``). ``task`` is the task that takes it,
+    ``kind`` the type of its value (``int`` or ``str``). The CLI builds its game-specific
+    flags from these declarations (:func:`cardsim.cli.options.with_game_options`), so a
+    new option is one declaration here plus its use in the game's task.
     """
 
     name: str
     task: str
     help: str
+    kind: type = str
+    short: str = ""
+    metavar: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in (int, str):
+            raise TypeError(f"OptionSpec {self.name!r}: kind must be int or str")
 
     @property
     def flag(self) -> str:

@@ -77,7 +77,12 @@ class Task:
         """Raise :class:`ConfigError` for unknown or bad options."""
         unknown = set(options) - set(self.option_names())
         if unknown:
-            raise ConfigError(f"unknown option(s) for {self.name} {self.game}: {', '.join(sorted(unknown))}")
+            def flags(names):
+                return ", ".join("--" + n.replace("_", "-") for n in sorted(names)) or "none"
+
+            own = [n for n in self.option_names() if n not in ("policy", "policies", "per_deal", "events")]
+            raise ConfigError(f"{self.name} {self.game} takes no {flags(unknown)} "
+                              f"(its own options: {flags(own)})")
 
     def check_size(self, n: int, options: Mapping[str, Any]) -> None:
         """Raise :class:`ConfigError` if ``n`` games are too many for these options."""

@@ -128,6 +128,30 @@ def test_bad_play_input_exits_2(game, args, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("game", GAMES)
+def test_game_options_are_command_flags(game, tmp_path, capsys):
+    """The CLI's game flags come from the GameSpec: each declared option is a flag of its
+    commands (help names the game), and a flag only other games declare exits 2."""
+    from cardsim.cli.options import declared_options
+
+    spec = registry.get_spec(game)
+    for option in spec.options:
+        commands = ("deal",) if option.task == "deal" else ("play", "replay")
+        for command in commands:
+            helptext = " ".join(_ok(capsys, command, "--help").split())
+            assert option.flag in helptext and game in helptext
+    own = {option.name for option in spec.options}
+    for task in ("deal", "play"):
+        for name, (option, games) in declared_options(task).items():
+            if name in own:
+                continue
+            value = 3 if option.kind is int else "all"
+            code, _, err = run(capsys, task, game, "--deals" if task == "deal" else "--games", 3, "--seed", 1,
+                               "--out", tmp_path / name, "--quiet", option.flag, value)
+            assert code == 2 and option.flag in err, err
+            assert not (tmp_path / name).exists()
+
+
+@pytest.mark.parametrize("game", GAMES)
 def test_ladder_runs(game, capsys):
     spec = registry.get_spec(game)
     policies = ",".join(p if p != "search" else "search:2" for p in spec.policies[:2])

@@ -14,9 +14,12 @@ _METRICS = {"play": MetricSpec("matches", f"{_PACKAGE}.summary:play_metrics",
                                       "rounds_won_": "rounds", "minus10_": "closes"},
                                points_lower_is_better=True)}
 _OPTIONS = (
-    OptionSpec("draws", "deal", "also count contracts held after K more stock cards"),
-    OptionSpec("claim_seats", "play", "seats allowed to claim (buy / robar): all, none or e.g. 0,2"),
-    OptionSpec("max_turns", "play", "turn cap per round"),
+    OptionSpec("draws", "deal", "also count contracts held after K more stock cards", kind=int, metavar="K"),
+    OptionSpec("claim_seats", "play", "seats allowed to claim a refused discard (buy / robar de contra): all "
+                                      "(default), none, or a list like 0,2 (with the rule switch claims on)",
+               metavar="SEATS"),
+    OptionSpec("max_turns", "play", "turn cap per round (a round that reaches it ends unfinished)", kind=int,
+               metavar="N"),
 )
 
 

@@ -20,7 +20,8 @@ SPEC = GameSpec(
         "play": MetricSpec("games", f"{_PACKAGE}.summary:play_metrics",
                            units={"points_": "points", "tricks": "tricks", "plays": "plays"}),
     },
-    options=(OptionSpec("games_per_match", "play", "games per match (the previous winner leads the next game)"),),
+    options=(OptionSpec("games_per_match", "play", "games per match (the previous winner leads the next game, "
+                                                   "points add up)", kind=int, short="-k", metavar="K"),),
     rules_doc="docs/rules/tienlen.md",
     exact=f"{_PACKAGE}.exact:exact_table",
     ledger=f"{_PACKAGE}.log:card_ledger",
