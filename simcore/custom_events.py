@@ -2,7 +2,8 @@
 seat and for the table inside the run, beside the built-in events.
 
 ``cardsim deal GAME --event PATH.py:NAME`` (repeatable). ``NAME(hand) -> bool`` gets the
-hand in the representation the game's kernels use (:data:`HANDS`):
+hand in the representation the game's kernels use (each game's ``events.HANDS``, named by
+its ``GameSpec.hands``):
 
 * ``tienlen``: an ``int64`` 52-bit mask, card id ``4 * rank + suit`` (ranks 3..A, 2 =
   0..12; suits ♠ ♣ ♦ ♥ = 0..3), so ``(hand >> 48) & 15`` are the 2s;
@@ -40,49 +41,17 @@ class HandsSpec:
     fused: Callable | None = None
 
 
-def _tienlen_hands(seed, start, count, rules):
-    from cardsim.simcore.tienlen.deal import deal_rows
+def game_hands(game: str) -> HandsSpec:
+    """The game's :class:`HandsSpec` (its ``GameSpec.hands``); ConfigError when the game
+    has none yet."""
+    from cardsim.simcore import registry
+    from cardsim.simcore.spec import resolve_ref
 
-    hands, _, _ = deal_rows(seed, start, count, rules.players, rules.cards_per_player,
-                            rules.instant_win_mask(), rules.black_mask())
-    return hands
-
-
-def _tusac_hands(seed, start, count, rules):
-    from cardsim.simcore.tusac.deal import deal_rows
-
-    hands, _ = deal_rows(seed, start, count, rules.players)
-    return np.ascontiguousarray(hands[:, :rules.players, :])
-
-
-def _tienlen_fused(dispatcher):
-    from cardsim.simcore.tienlen.deal import deal_into, deal_plan
-
-    @njit(parallel=True)
-    def hits(seed, start, count, players, plan, leaf):
-        out = np.zeros((count, players), np.bool_)
-        blocks = min(count, 512)
-        for b in prange(blocks):
-            slots = np.zeros(16, np.uint64)
-            groups = np.zeros(8, np.uint64)
-            for j in range(count * b // blocks, count * (b + 1) // blocks):
-                deal_into(seed, start + j, plan, leaf, slots, groups)
-                for s in range(players):
-                    out[j, s] = bool(dispatcher(np.int64(groups[s])))
-        return out
-
-    def run(seed, start, count, rules):
-        plan, leaf = deal_plan(rules.players, rules.cards_per_player)
-        return hits(np.uint64(seed), np.int64(start), np.int64(count), np.int64(rules.players), plan, leaf)
-
-    return run
-
-
-HANDS = {
-    "tienlen": HandsSpec(types.int64, "an int64 52-bit mask (bit 4*rank+suit)", _tienlen_hands, _tienlen_fused),
-    "tusac": HandsSpec(types.Array(types.int8, 1, "C", readonly=False), "an int8[28] array of counts per type",
-                       _tusac_hands),
-}
+    spec = registry.get_spec(game)
+    if not spec.hands:
+        games = [g for g in registry.game_names() if registry.get_spec(g).hands]
+        raise ConfigError(f"--event is not available for {game} yet (games: {', '.join(games)})")
+    return resolve_ref(spec.hands)
 
 
 def _first_numba_line(exc: Exception) -> str:
@@ -94,24 +63,22 @@ def _first_numba_line(exc: Exception) -> str:
 def compile_event(game: str, ref: str):
     """The user's function compiled for the game's hand type; ConfigError on any problem
     (compiled once per process and file version)."""
-    if game not in HANDS:
-        raise ConfigError(f"--event is not available for {game} yet (games: {', '.join(HANDS)})")
+    game_hands(game)
     return _cached("event", game, ref, lambda: _compile_event(game, ref))
 
 
 def _compile_event(game: str, ref: str):
-    if game not in HANDS:
-        raise ConfigError(f"--event is not available for {game} yet (games: {', '.join(HANDS)})")
+    hands = game_hands(game)
     import numba
     from numba.core.errors import NumbaError
 
     function = load_function(ref, "--event")
     dispatcher = function if isinstance(function, numba.core.registry.CPUDispatcher) else njit(function)
-    argument = HANDS[game].argument
+    argument = hands.argument
     try:
         dispatcher.compile((argument,))
     except NumbaError as exc:
-        raise ConfigError(f"--event {ref}: does not compile with Numba for {HANDS[game].describe}: "
+        raise ConfigError(f"--event {ref}: does not compile with Numba for {hands.describe}: "
                           f"{_first_numba_line(exc)}") from None
     except Exception as exc:
         raise ConfigError(f"--event {ref}: fails to compile: {type(exc).__name__}: {_first_numba_line(exc)}") from None
@@ -190,7 +157,7 @@ def event_frame(game: str, refs: list[str], frame):
 def count_events(game: str, refs: list[str], seed: int, start: int, count: int, rules) -> np.ndarray:
     """Counts ``int64[len(refs), players + 1]`` of deals ``start .. start+count-1`` where
     each event holds for seat ``s`` (last column: for at least one seat)."""
-    spec = HANDS[game]
+    spec = game_hands(game)
     kernels = None
     out = np.zeros((len(refs), rules.players + 1), np.int64)
     if spec.fused is not None:

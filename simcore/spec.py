@@ -164,6 +164,10 @@ class GameSpec:
         the table, the discards, the stock, the played cards ...) at the end of each of
         games ``start .. start+count-1`` as the play kernel plays them. Cards are
         conserved when every ``where[g].sum(axis=0) == deck`` and no count is negative.
+    hands : str
+        ``"module:attribute"`` of the game's :class:`~cardsim.simcore.custom_events.HandsSpec`
+        (the hand a user's own deal event receives, ``--event``); empty when the game
+        takes no custom events yet.
     throughput : mapping
         ``{task: runs per second on one core}``, rough (deals for ``deal``, games or
         rounds for ``play``), for the time estimate that refuses runs that cannot finish
@@ -181,6 +185,7 @@ class GameSpec:
     rules_doc: str = ""
     exact: str = ""
     ledger: str = ""
+    hands: str = ""
     throughput: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -228,6 +233,11 @@ class GameSpec:
             ref = getattr(self, piece)
             if ref and not callable(resolve_ref(ref)):
                 raise TypeError(f"GameSpec {self.name!r}: {piece} {ref!r} is not callable")
+        if self.hands:
+            from cardsim.simcore.custom_events import HandsSpec
+
+            if not isinstance(resolve_ref(self.hands), HandsSpec):
+                raise TypeError(f"GameSpec {self.name!r}: hands {self.hands!r} is not a HandsSpec")
 
     def task(self, name: str) -> "Task":
         from cardsim.simcore.config import ConfigError

@@ -82,7 +82,7 @@ def test_fused_and_materialised_paths_agree():
     rules = TienLenRules()
     ref = f"{EXAMPLES}/deal_events.py:two_bombs"
     fused = custom_events.count_events("tienlen", [ref], 9, 1000, 50_000, rules)
-    spec = custom_events.HANDS["tienlen"]
+    spec = custom_events.game_hands("tienlen")
     hands = spec.hands(9, 1000, 50_000, rules)
     kernel = custom_events._hits_kernel(custom_events.compile_event("tienlen", ref), hands.ndim)
     hits = kernel(hands)

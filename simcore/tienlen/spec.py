@@ -25,5 +25,6 @@ SPEC = GameSpec(
     rules_doc="docs/rules/tienlen.md",
     exact=f"{_PACKAGE}.exact:exact_table",
     ledger=f"{_PACKAGE}.log:card_ledger",
+    hands=f"{_PACKAGE}.events:HANDS",
     throughput={"deal": 5e6, "play": 5e4},  # deals or games per second and core, conservative
 )

@@ -23,5 +23,6 @@ SPEC = GameSpec(
     rules_doc="docs/rules/tusac.md",
     exact=f"{_PACKAGE}.exact:exact_table",
     ledger=f"{_PACKAGE}.log:card_ledger",
+    hands=f"{_PACKAGE}.events:HANDS",
     throughput={"deal": 2.5e6, "play": 2e4},  # deals or games per second and core, conservative
 )
