@@ -77,7 +77,7 @@ def apply_claim(st, want, prm, mp, state, log, nl, log_on):
             break
         h1[q], h2[q], hj[q] = add_card(h1[q], h2[q], hj[q], c)
         nl = _log(log, nl, log_on, L_PENALTY, q, c, 0, 0, 0)
-    if not seat[F_DOWN, q]:  # the heuristic's memory: its exact contract distance
+    if not seat[F_DOWN, q] and seat[F_DIST, q] >= 0:  # the heuristic's memory: its exact contract distance
         d = 5
         for dd in range(5):
             if _search_sorted(np.uint64(h1[q]), np.uint64(h2[q]), hj[q], sv[V_M], dd, sv[V_K], mp[0], mp[1], mp[2],

@@ -12,7 +12,8 @@ A round's state is one tuple of arrays (:func:`new_state`), so that a search can
 ``h1, h2`` uint64[P], ``hj`` int64[P]
     each seat's hand as planes (:mod:`cardsim.simcore.rummy.cards`).
 ``seat`` int64[N_SEATF, P]
-    ``F_DOWN`` (laid down), ``F_DIST`` (the heuristic's contract distance, its memory),
+    ``F_DOWN`` (laid down), ``F_DIST`` (the heuristic's contract distance, its memory; -1 for
+    a seat that keeps none: a random seat, a search seat until it decides),
     ``F_NCLAIMS`` (claims this round).
 ``seen`` int64[P, 53]
     cards each seat is *known* to hold: taken from the pile or claimed, not yet played
@@ -304,6 +305,8 @@ def deal_round(st, first, k, m, H, prm, mp, pol, heur_code, log, nl, log_on):
                   np.int64(h2[s] & _M26), np.int64(h2[s] >> _U26) | (hj[s] << 32))
         if pol[s] == heur_code:
             seat[F_DIST, s] = distance(h1[s], h2[s], hj[s], k, m, mp, 4)
+        else:
+            seat[F_DIST, s] = -1  # no memory kept (a search seat recomputes it when it decides)
     pile[0] = deck[P * H]
     deck[P * H] = -1
     sv[V_NPILE] = 1
