@@ -160,10 +160,11 @@ class GameSpec:
         ``"module:function"`` of the game's card ledger for the conservation check of the
         conformance suite: ``function(seed, start, count, rules, policies) -> (deck,
         where)``, ``deck`` int64[T] the count of each of the ``T`` card types in play and
-        ``where`` int64[count, places, T] the count of each type in each place (a hand,
+        ``where`` int64[rows, places, T] the count of each type in each place (a hand,
         the table, the discards, the stock, the played cards ...) at the end of each of
-        games ``start .. start+count-1`` as the play kernel plays them. Cards are
-        conserved when every ``where[g].sum(axis=0) == deck`` and no count is negative.
+        games ``start .. start+count-1`` as the play kernel plays them (one row per
+        game, or per round where a game is a match of deals). Cards are conserved when
+        every ``where[g].sum(axis=0) == deck`` and no count is negative.
     hands : str
         ``"module:attribute"`` of the game's :class:`~cardsim.simcore.custom_events.HandsSpec`
         (the hand a user's own deal event receives, ``--event``); empty when the game

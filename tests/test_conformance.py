@@ -3,7 +3,8 @@
 Adding a game (its package plus one line in ``simcore/registry.py``) makes this module
 run it: deal and play end to end, summary and report, replay and single-game reruns
 equal to the dataset, reproducibility across threads and chunk sizes, every declared
-policy playable, metrics fit for experiments and ladders, bad input exits 2.
+policy playable, cards conserved, metrics fit for experiments and ladders, bad input
+exits 2.
 """
 from __future__ import annotations
 
@@ -50,6 +51,28 @@ def test_spec_is_complete(game):
     assert spec.rules_cls().to_dict()  # the defaults validate
     for option in spec.options:
         assert option.name in spec.task(option.task).option_names()
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("players", ["default", "fewest"])
+def test_cards_are_conserved(game, players):
+    """Every card of the deck is in exactly one place at the end of every game, for each
+    declared policy (the game's :attr:`GameSpec.ledger`, read from the kernel's own
+    final state or move log)."""
+    from cardsim.simcore.spec import resolve_ref
+
+    spec = registry.get_spec(game)
+    assert spec.ledger, f"{game} declares no card ledger"
+    ledger = resolve_ref(spec.ledger)
+    rules = spec.rules_cls()
+    if players == "fewest":
+        rules = spec.rules_cls(players=spec.rules_cls.SWITCHES["players"].low)
+    n = max(2, _n(game) // 20)
+    for policy in [p for p in spec.policies if p != "search"]:
+        deck, where = ledger(3, 0, n, rules, policy)
+        assert where.shape[0] >= n and where.shape[2] == deck.shape[0]
+        assert (where >= 0).all(), f"{game} {policy}: a negative card count"
+        assert (where.sum(axis=1) == deck).all(), f"{game} {policy}: cards created or lost"
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -28,6 +28,7 @@ def _rummy_spec(name: str, title: str, rules_cls, deal: str, play: str, play_rat
     return GameSpec(name=name, title=title, rules_cls=rules_cls, deal=f"{_PACKAGE}.tasks:{deal}",
                     play=f"{_PACKAGE}.tasks:{play}", summary=f"{_PACKAGE}.summary:play_summary",
                     metrics=_METRICS, options=_OPTIONS, rules_doc=f"docs/rules/{name}.md",
+                    ledger=f"{_PACKAGE}.log:card_ledger",
                     throughput={"deal": 5e5, "play": play_rate})  # per second and core, conservative
 
 
