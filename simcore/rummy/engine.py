@@ -148,6 +148,17 @@ def forget_played(st, p):
             seen[p, c] = min(seen[p, c], count_of(h1[p], h2[p], hj[p], c))
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def forget_card(st, p, c):
+    """:func:`forget_played` after seat ``p`` played the one card ``c``: only its code can
+    change (after every play the known counts are at most the held counts)."""
+    seen = st[4]
+    cc = min(c, 52)
+    n = count_of(st[0][p], st[1][p], st[2][p], cc)
+    if seen[p, cc] > n:
+        seen[p, cc] = n
+
+
 # ----------------------------------------------------------------------------- melds on the table
 @njit(cache=True, _nrt=False)
 def run_cards(row, out):
@@ -388,7 +399,10 @@ def advance(st, prm, mp, cseat, state, log, nl, log_on):
                 return state, nl, p
             state, nl = apply_take(st, np.int64(0), prm, mp, state, log, nl, log_on)
         elif ph == PH_CLAIM:
-            q = next_claimant(st, prm, cseat)
+            if cseat is None:  # rules without claims: never reached (numba leaves the claims out)
+                q = -1
+            else:
+                q = next_claimant(st, prm, cseat)
             if q < 0:
                 sv[V_PHASE] = PH_LAYDOWN
             else:
@@ -454,11 +468,14 @@ def laydown_out(st, p, mp, exact, log, nl, log_on):
     melds (trío of 3, escalera of 4 within the joker limits), then the extra cards as
     same-turn lay-offs on those new melds. ``exact``: the lay-down leaving the fewest cards
     (:func:`cardsim.simcore.rummy.laydown.exact_laydown`), else the old greedy solver (most
-    points). Returns ``(ok, log rows)``; nothing changes when not ok."""
+    points); None: the greedy solver, and the exact one is not compiled. Returns ``(ok, log
+    rows)``; nothing changes when not ok."""
     h1, h2, hj, seat, seen, mrow, mcards, mlen, mown, pile, deck, sv = st
     k, m = sv[V_K], sv[V_M]
     a1, a2, aj = h1[p], h2[p], hj[p]
-    if exact:
+    if exact is None:
+        ok, left, rows, l1, l2, lj = best_laydown(a1, a2, aj, k, m, mp, np.int64(1))
+    elif exact:
         ok, left, rows, l1, l2, lj = exact_laydown(a1, a2, aj, k, m, mp)
     else:
         ok, left, rows, l1, l2, lj = best_laydown(a1, a2, aj, k, m, mp, np.int64(1))
@@ -576,12 +593,15 @@ def can_lay_down(st, p, mp):
 
 
 @njit(cache=True, _nrt=True, forceinline=False)
-def _lay_down_contract(st, p, prm, mp, log, nl, log_on):
+def _lay_down_contract(st, p, prm, mp, exact, log, nl, log_on):
     """Seat ``p`` lays down the solver's best lay-down (apart from :func:`apply_laydown`: the
-    solvers return arrays, so this part keeps numba's reference counting)."""
+    solvers return arrays, so this part keeps numba's reference counting). ``exact``: None
+    when the rules never use the exact solver (it is then not compiled)."""
     h1, h2, hj, seat, seen, mrow, mcards, mlen, mown, pile, deck, sv = st
     k, m = sv[V_K], sv[V_M]
-    if prm[P_EXTEND] and prm[P_EXACT]:
+    if exact is None:
+        ok, left, rows, l1, l2, lj = best_laydown(h1[p], h2[p], hj[p], k, m, mp, prm[P_EXTEND])
+    elif prm[P_EXTEND] and prm[P_EXACT]:
         ok, left, rows, l1, l2, lj = exact_laydown(h1[p], h2[p], hj[p], k, m, mp)
     else:
         ok, left, rows, l1, l2, lj = best_laydown(h1[p], h2[p], hj[p], k, m, mp, prm[P_EXTEND])
@@ -599,23 +619,29 @@ def _lay_down_contract(st, p, prm, mp, log, nl, log_on):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
-def apply_laydown(st, go, prm, mp, log, nl, log_on):
-    """Seat ``V_P`` lays down (``go``) the solver's best lay-down, or passes."""
+def apply_laydown(st, go, prm, mp, cseat, exact, log, nl, log_on):
+    """Seat ``V_P`` lays down (``go``) the solver's best lay-down, or passes. ``cseat`` None:
+    rules without claims; ``exact`` None: rules that never use the exact solver (numba
+    then leaves that code out)."""
     h1, h2, hj, seat, sv = st[0], st[1], st[2], st[3], st[11]
     p = sv[V_P]
     k, m = sv[V_K], sv[V_M]
     sv[V_PHASE] = PH_LAYOFF
     if not go:
         return nl
-    if sv[V_OUT_AT_ONCE] and n_cards(h1[p], h2[p], hj[p]) > 3 * k + 4 * m + 1:
-        # Loba's final round with bought cards: only a lay-down that takes the whole hand
-        ok, nl = laydown_out(st, p, mp, prm[P_EXACT], log, nl, log_on)
-        if ok:
-            seat[F_DOWN, p] = 1
-            sv[V_LAID_NOW] = 1
-            forget_played(st, p)
-        return nl
-    return _lay_down_contract(st, p, prm, mp, log, nl, log_on)
+    if cseat is not None:  # without claims no hand holds more than the contract + 1 cards
+        if sv[V_OUT_AT_ONCE] and n_cards(h1[p], h2[p], hj[p]) > 3 * k + 4 * m + 1:
+            # Loba's final round with bought cards: only a lay-down that takes the whole hand
+            if exact is None:
+                ok, nl = laydown_out(st, p, mp, None, log, nl, log_on)
+            else:
+                ok, nl = laydown_out(st, p, mp, prm[P_EXACT], log, nl, log_on)
+            if ok:
+                seat[F_DOWN, p] = 1
+                sv[V_LAID_NOW] = 1
+                forget_played(st, p)
+            return nl
+    return _lay_down_contract(st, p, prm, mp, exact, log, nl, log_on)
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
@@ -674,6 +700,7 @@ def apply_layoff_decision(st, d, prm, mp, log, nl, log_on):
     elif d == LO_GREEDY:
         nl = greedy_layoffs(st, prm, mp, log, nl, log_on)
         _after_layoffs(st)
+        forget_played(st, p)
     else:
         w = d % 4
         c = (d // 4) % 64
@@ -681,7 +708,7 @@ def apply_layoff_decision(st, d, prm, mp, log, nl, log_on):
         apply_layoff(mrow, mcards, mlen, i, c, w, mp[2])
         h1[p], h2[p], hj[p] = remove_card(h1[p], h2[p], hj[p], c)
         nl = _log(log, nl, log_on, L_LAYOFF, p, i, c, w * mrow[i, 0], 0)
-    forget_played(st, p)
+        forget_card(st, p, c)
     return nl
 
 
@@ -691,7 +718,7 @@ def apply_discard(st, c, prm, log, nl, log_on):
     h1, h2, hj, seat, seen, mrow, mcards, mlen, mown, pile, deck, sv = st
     p = sv[V_P]
     h1[p], h2[p], hj[p] = remove_card(h1[p], h2[p], hj[p], c)
-    forget_played(st, p)
+    forget_card(st, p, c)
     pile[sv[V_NPILE]] = c
     sv[V_NPILE] += 1
     sv[V_LIVE] = 1
@@ -706,16 +733,19 @@ def apply_discard(st, c, prm, log, nl, log_on):
     return nl
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def apply_decision(st, d, prm, mp, state, log, nl, log_on):
-    """Apply decision ``d`` of the phase due (see the module docstring). Returns ``(state, log rows)``."""
+@njit(cache=True, _nrt=False, forceinline=True)
+def apply_decision(st, d, prm, mp, cseat, exact, state, log, nl, log_on):
+    """Apply decision ``d`` of the phase due (see the module docstring). ``cseat`` (claim seats)
+    and ``exact`` are None when the rules have no claims / never use the exact lay-down
+    solver: numba then leaves that code out. Returns ``(state, log rows)``."""
     ph = st[11][V_PHASE]
     if ph == PH_TAKE:
         state, nl = apply_take(st, d, prm, mp, state, log, nl, log_on)
     elif ph == PH_CLAIM:
-        state, nl = apply_claim(st, d, prm, mp, state, log, nl, log_on)
+        if cseat is not None:  # never reached without claims
+            state, nl = apply_claim(st, d, prm, mp, state, log, nl, log_on)
     elif ph == PH_LAYDOWN:
-        nl = apply_laydown(st, d, prm, mp, log, nl, log_on)
+        nl = apply_laydown(st, d, prm, mp, cseat, exact, log, nl, log_on)
     elif ph == PH_LAYOFF:
         nl = apply_layoff_decision(st, d, prm, mp, log, nl, log_on)
     elif ph == PH_DISCARD:
