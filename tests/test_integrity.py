@@ -263,7 +263,7 @@ def test_hostile_input_exits_2(tmp_path, capsys, monkeypatch):
     latin = tmp_path / "latin.toml"
     latin.write_bytes(b'players = "\xff"\n')
     cases = [
-        (["deal", "tienlen", "--deals", "1e400", "--seed", 1], "out of range"),
+        (["deal", "tienlen", "--deals", "1e400", "--seed", 1], "too large"),
         (["deal", "tienlen", "--deals", 10, "--seed", 1, "--rules", nested], "nested too deeply"),
         (["deal", "tienlen", "--deals", 10, "--seed", 1, "--rules", latin], "not UTF-8"),
         (["deal", "tienlen", "--deals", 10, "--seed", 1, "--rules", "/dev/zero"], "not a regular file"),
