@@ -31,20 +31,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cardsim.simcore.bits import popcount
 from cardsim.simcore.rummy.cards import RANK_POINTS
-from cardsim.simcore.rummy.contract import _U1, RUN, TRIO, _next_window, _rank_count, _take
+from cardsim.simcore.rummy.contract import _U1, RANK_COL, RUN, TRIO, _next_window, _rank_count, _take
 
 
 @njit(cache=True, _nrt=False)
 def _left(a1, a2, j):
     """``(cards, points)`` of a hand."""
-    n = j
+    n = j + popcount(a1) + popcount(a2)
     pts = 50 * j
-    for c in range(52):
-        bit = _U1 << np.uint64(c)
-        x = ((a1 & bit) != 0) + ((a2 & bit) != 0)
-        n += x
-        pts += RANK_POINTS[c % 13] * x
+    for r in range(13):  # per rank: its four suits at once
+        pts += RANK_POINTS[r] * (popcount(a1 & RANK_COL[r]) + popcount(a2 & RANK_COL[r]))
     return n, pts
 
 
