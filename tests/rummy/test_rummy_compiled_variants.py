@@ -1,0 +1,36 @@
+"""The kernels compiled without the claim code and the exact lay-down solver (None arguments
+that numba prunes) play exactly like the full kernels when those parts cannot act."""
+import numpy as np
+import pytest
+
+from cardsim.simcore.rummy import play as G
+from cardsim.simcore.rummy.rules import ContinentalRules
+from cardsim.simcore.rummy.rules import LobaRules
+
+MIX = ["heuristic", "random", "heuristic", "random"]
+
+
+@pytest.mark.parametrize("make_rules", [
+    lambda **kw: LobaRules(**kw),
+    lambda **kw: ContinentalRules(**kw),
+], ids=["loba", "continental"])
+def test_no_claims_kernel_equals_claims_kernel_with_no_claiming_seat(make_rules):
+    """Claims on with no seat allowed to claim (claim code compiled, never acting) and claims
+    off (claim code left out) give the same games, card for card."""
+    with_code = G.play_chunk(31, 5, 40, make_rules(claims=True), MIX, claim_seats=[])
+    without = G.play_chunk(31, 5, 40, make_rules(claims=False), MIX)
+    assert G._Setup(make_rules(claims=False), MIX, None).cseat is None
+    assert G._Setup(make_rules(claims=True), MIX, []).cseat is not None
+    for table in ("hands", "matches"):
+        assert with_code[table].keys() == without[table].keys()
+        for col, values in with_code[table].items():
+            assert np.array_equal(values, without[table][col]), (table, col)
+    assert without["hands"]["turns"].sum() > 0
+
+
+def test_exact_marker_only_when_a_lay_down_can_use_the_exact_solver():
+    assert G._Setup(LobaRules(), "heuristic", None).exact is None  # no buys: never more than contract + 1 cards
+    assert G._Setup(LobaRules(claims=True), "heuristic", None).exact is not None
+    assert G._Setup(LobaRules(claims=True, exact_go_out=False), "heuristic", None).exact is None
+    assert G._Setup(ContinentalRules(), "heuristic", None).exact is not None
+    assert G._Setup(ContinentalRules(exact_laydown=False, claims=False), "heuristic", None).exact is None
