@@ -89,11 +89,13 @@ def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, sc
                              exp_pts, exp_kinds, seat, log, log_on)
     meta[M_MULL] = mull
     search_state = search_key(seed, index)
-    forced = np.int64(NO_FORCE)  # typed: literals would compile advance once per value
+    # Literal on purpose: without a search seat ``forced`` stays NO_FORCE and the flags
+    # are constants, so numba compiles their branches out of the turn loop (faster).
+    forced = NO_FORCE
     while True:
-        state, stopped = advance(prm, pol, forced, np.bool_(True), np.bool_(False), cur, deck, hands, table,
-                                 discards, locked, exp_pts, exp_kinds, seat, okind, opts, orev, trash_tab, score_tab,
-                                 win_tab, state, log, log_on)
+        state, stopped = advance(prm, pol, forced, True, False, cur, deck, hands, table, discards, locked, exp_pts,
+                                 exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log,
+                                 log_on)
         if not stopped:
             break
         if budgets is None:
@@ -228,12 +230,12 @@ def _run_to_decision(seed, index, prm, pol, budgets, g_sizes, g_products, trash_
     state, mull = start_game(seed, index, prm, g_sizes, g_products, cur, deck, hands, table, discards, locked,
                              exp_pts, exp_kinds, seat, log, np.bool_(False))
     search_state = search_key(seed, index)
-    forced = np.int64(NO_FORCE)  # typed: literals would compile advance once per value
+    forced = NO_FORCE  # as in play_game, so that both call the same compiled advance
     k = 0
     while True:
-        state, stopped = advance(prm, pol, forced, np.bool_(True), np.bool_(False), cur, deck, hands, table,
-                                 discards, locked, exp_pts, exp_kinds, seat, okind, opts, orev, trash_tab, score_tab,
-                                 win_tab, state, log, np.bool_(False))
+        state, stopped = advance(prm, pol, forced, True, False, cur, deck, hands, table, discards, locked, exp_pts,
+                                 exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log,
+                                 np.bool_(False))
         if not stopped:
             return False, search_state
         if k == nth:

@@ -199,11 +199,10 @@ def search_choose(prm, budget, sstate, cur, deck, hands, table, discards, locked
             copy1(rlocked, wlocked)
             copy1(rexp_pts, exp_pts)
             copy2(rexp_kinds, exp_kinds)
-            # Typed flags: the rollouts reuse the kernel real play compiled (a literal
-            # specialization compiles it again for no measurable speed).
-            advance(prm, pol, cand[k], np.bool_(False), np.bool_(False), rcur, rdeck, rhands, rtable, rdiscards,
-                    rlocked, rexp_pts, rexp_kinds, rseat, okind, opts, orev, trash_tab, score_tab, win_tab,
-                    rollout_key, log, np.bool_(False))
+            # Literal flags: the rollouts get their own specialization with the stops and
+            # the move log compiled out (compiled only by runs that search).
+            advance(prm, pol, cand[k], False, False, rcur, rdeck, rhands, rtable, rdiscards, rlocked, rexp_pts,
+                    rexp_kinds, rseat, okind, opts, orev, trash_tab, score_tab, win_tab, rollout_key, log, False)
             winner = rcur[C_WINNER]
             if winner == d:
                 util[k, w] = WIN_UTILITY + rcur[C_WSCORE] * (P - 1)
