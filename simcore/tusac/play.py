@@ -55,10 +55,9 @@ later in claim order; 0 = no tie); per seat ``s``: ``points_s`` int16, ``steals_
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from cardsim.simcore.jit import INNER
-from cardsim.simcore.blocks import run_blocks
 from cardsim.simcore.movelog import LOG_WIDTH
 from cardsim.simcore.rng import search_key
 from cardsim.simcore.tasks import DEFAULT_SEARCH_BUDGET, policy_budgets
@@ -131,6 +130,25 @@ def _play_block(seed, start, count, prm, pol, budgets, g_sizes, g_products, tras
             nlog[j] = nl
 
 
+@njit(cache=True, parallel=True)
+def _play_chunk_kernel(seed, start, count, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
+                       kind_tab, n_blocks, meta, seat):
+    """Blocks of games in a numba ``prange``. Tứ Sắc keeps this parallel kernel rather
+    than :func:`cardsim.simcore.blocks.run_blocks`: its turn loop runs about a quarter
+    faster compiled under it (30k vs 24k heuristic games/s on one core, measured side
+    by side; the error model, literal flags, ``nogil`` and the block split were each
+    ruled out), worth the ~6 s it adds to a first run's compile."""
+    log = np.zeros((1, 1, LOG_WIDTH), np.int64)
+    nlog = np.zeros(1, np.int64)
+    fin = np.zeros((1, FIN_ROWS, N_TYPES), np.int8)
+    for b in prange(n_blocks):
+        g0 = (count * b) // n_blocks
+        g1 = (count * (b + 1)) // n_blocks
+        if g1 > g0:
+            _play_block(seed, start + g0, g1 - g0, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab,
+                        win_tab, kind_tab, meta[g0:g1], seat[g0:g1], log, nlog, fin, False)
+
+
 # ----------------------------------------------------------------------------------
 # Python API
 # ----------------------------------------------------------------------------------
@@ -179,22 +197,18 @@ def play_chunk(seed: int, start: int, count: int, rules: TuSacRules, policies,
     """Play games ``start .. start+count-1`` of run ``seed``; one row per game.
 
     ``policies``: a policy name/code for every seat or one per seat (``random``,
-    ``heuristic``, ``search`` or ``search:N``). Games run in parallel (:func:`.blocks.run_blocks` over
+    ``heuristic``, ``search`` or ``search:N``). Games run in parallel (numba prange over
     ``n_blocks`` blocks); results do not depend on the blocks or threads. Columns: see the
     module docstring.
     """
     args = _kernel_args(rules, policies)
     meta = np.zeros((count, N_META), np.int16)
     seat = np.zeros((count, N_SEAT, rules.players), np.int16)
-    log = np.zeros((1, 1, LOG_WIDTH), np.int64)
-    nlog = np.zeros(1, np.int64)
-    fin = np.zeros((1, FIN_ROWS, N_TYPES), np.int8)
-
-    def run_block(g0, g1):
-        _play_block(np.uint64(seed), np.int64(start + g0), np.int64(g1 - g0), *args, meta[g0:g1], seat[g0:g1], log,
-                    nlog, fin, False)
-
-    run_blocks(run_block, count, n_blocks)
+    if n_blocks is None:
+        n_blocks = min(max(count, 1), 1024)
+    n_blocks = max(1, min(int(n_blocks), max(count, 1)))
+    if count:
+        _play_chunk_kernel(np.uint64(seed), np.int64(start), np.int64(count), *args, np.int64(n_blocks), meta, seat)
     return _columns(start, count, rules.players, meta, seat)
 
 
