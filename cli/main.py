@@ -19,7 +19,7 @@ try:  # recent typer vendors click; older releases depend on it
 except ImportError:  # pragma: no cover
     from click.exceptions import ClickException
 
-from cardsim.cli.options import given_options, option_flag, with_game_options
+from cardsim.cli.options import given_options, with_game_options
 from cardsim.cli.render import (_LazyProgress, _exact_text, first_run_spinner, print_comparison, print_ladder,
                                 print_plain_table, print_summary, print_sweep)
 from cardsim.cli.runs import (_CUSTOM_METRICS, _DRAWN_SEED, _YES, _required, check_backend, check_custom_metrics,
@@ -27,6 +27,7 @@ from cardsim.cli.runs import (_CUSTOM_METRICS, _DRAWN_SEED, _YES, _required, che
                               resolve_rules, run_missing_chunks, say_drawn_seed, task_options)
 from cardsim.simcore import registry
 from cardsim.simcore.config import CardsimError, ConfigError, Interrupted, RunFailed
+from cardsim.simcore.spec import option_flag
 
 app = typer.Typer(
     name="cardsim",

@@ -48,8 +48,3 @@ def with_game_options(task: str) -> Callable[[Callable], Callable]:
 def given_options(game_options: dict[str, Any]) -> dict[str, Any]:
     """The game options the user gave (flags left out are ``None``)."""
     return {name: value for name, value in game_options.items() if value is not None}
-
-
-def option_flag(name: str) -> str:
-    """The command-line flag of option ``name``."""
-    return "--" + name.replace("_", "-")

@@ -139,14 +139,11 @@ def finish_and_report(run, out_is_temporary: bool, overwrite: bool, as_json: boo
         sys.stderr.write(f"{meta['game']} {meta['task']}: n={meta['n']:,} seed={meta['seed']}{where}\n")
 
 
-def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Optional[int],
-                sets: List[str], rules_file: Optional[Path], out: Optional[Path], overwrite: bool,
-                chunk_size: Optional[int], quiet: bool, as_json: bool, options: dict[str, Any],
-                backend: str = "local", scheduler: Optional[str] = None, workers: Optional[int] = None,
-                resume: bool = False) -> None:
-    """Validate everything, run all chunks, write the dataset atomically, print the summary."""
+def _validated_setup(game: str, task: str, n: int, sets: List[str], rules_file: Optional[Path],
+                     options: dict[str, Any], chunk_size: Optional[int], default_chunk: Optional[int] = None):
+    """The task, resolved rules, normalised options and chunk size of a run, every one
+    validated (ConfigError otherwise). ``default_chunk`` overrides the task's default."""
     from cardsim.simcore import lifecycle
-    from cardsim.simcore.runner import RunConfig, set_threads
 
     spec = registry.get_task(game, task)
     if rules_file is not None:
@@ -156,8 +153,21 @@ def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Opti
     spec.check_size(n, options)
     if chunk_size is not None and chunk_size <= 0:
         raise ConfigError(f"--chunk-size must be positive, got {chunk_size}")
-    chunk_size = chunk_size or spec.default_chunk_size(options)
+    chunk_size = chunk_size or default_chunk or spec.default_chunk_size(options)
     spec.check_chunk_size(chunk_size, options)
+    return spec, rules, options, chunk_size
+
+
+def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Optional[int],
+                sets: List[str], rules_file: Optional[Path], out: Optional[Path], overwrite: bool,
+                chunk_size: Optional[int], quiet: bool, as_json: bool, options: dict[str, Any],
+                backend: str = "local", scheduler: Optional[str] = None, workers: Optional[int] = None,
+                resume: bool = False) -> None:
+    """Validate everything, run all chunks, write the dataset atomically, print the summary."""
+    from cardsim.simcore import lifecycle
+    from cardsim.simcore.runner import RunConfig, set_threads
+
+    spec, rules, options, chunk_size = _validated_setup(game, task, n, sets, rules_file, options, chunk_size)
     check_backend(backend, scheduler, workers)
     from cardsim.simcore.estimate import check_feasible
 
@@ -215,16 +225,8 @@ def execute_precision_run(game: str, task: str, given_n: Optional[str], max_text
     if backend != "local" or resume:
         raise ConfigError("--precision runs on the local backend and cannot be resumed: drop --backend/--resume")
     cap = parse_count(max_text, "--max") if max_text is not None else (10**9 if task == "deal" else 10**7)
-    spec = registry.get_task(game, task)
-    if rules_file is not None:
-        lifecycle.check_input_file(rules_file, "rules file")
-    rules = resolve_rules(game, rules_file, sets)
-    options = task_options(spec, rules, options)
-    spec.check_size(cap, options)
-    if chunk_size is not None and chunk_size <= 0:
-        raise ConfigError(f"--chunk-size must be positive, got {chunk_size}")
-    chunk_size = chunk_size or (DEAL_CHUNK if task == "deal" else spec.default_chunk_size(options))
-    spec.check_chunk_size(chunk_size, options)
+    spec, rules, options, chunk_size = _validated_setup(game, task, cap, sets, rules_file, options, chunk_size,
+                                                        DEAL_CHUNK if task == "deal" else None)
     config = RunConfig(game=game, task=task, rules=rules, n=cap, seed=parse_seed(seed), chunk_size=chunk_size,
                        options=options)
     set_threads(threads)

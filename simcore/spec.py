@@ -102,6 +102,11 @@ class MetricSpec:
         return unit
 
 
+def option_flag(name: str) -> str:
+    """The command-line flag of task option ``name`` (``games_per_match`` -> ``--games-per-match``)."""
+    return "--" + name.replace("_", "-")
+
+
 @dataclass(frozen=True)
 class OptionSpec:
     """A game's own ``play``/``deal`` option (``--games-per-match``, ``--claim-seats`` ...).
@@ -126,7 +131,7 @@ class OptionSpec:
 
     @property
     def flag(self) -> str:
-        return "--" + self.name.replace("_", "-")
+        return option_flag(self.name)
 
 
 @dataclass(frozen=True)

@@ -77,8 +77,10 @@ class Task:
         """Raise :class:`ConfigError` for unknown or bad options."""
         unknown = set(options) - set(self.option_names())
         if unknown:
+            from cardsim.simcore.spec import option_flag
+
             def flags(names):
-                return ", ".join("--" + n.replace("_", "-") for n in sorted(names)) or "none"
+                return ", ".join(option_flag(n) for n in sorted(names)) or "none"
 
             own = [n for n in self.option_names() if n not in ("policy", "policies", "per_deal", "events")]
             raise ConfigError(f"{self.name} {self.game} takes no {flags(unknown)} "

@@ -134,10 +134,10 @@ def _play_block(seed, start, count, prm, pol, budgets, g_sizes, g_products, tras
 def _play_chunk_kernel(seed, start, count, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
                        kind_tab, n_blocks, meta, seat):
     """Blocks of games in a numba ``prange``. Tứ Sắc keeps this parallel kernel rather
-    than :func:`cardsim.simcore.blocks.run_blocks`: its turn loop runs about a quarter
-    faster compiled under it (30k vs 24k heuristic games/s on one core, measured side
-    by side; the error model, literal flags, ``nogil`` and the block split were each
-    ruled out), worth the ~6 s it adds to a first run's compile."""
+    than :func:`cardsim.simcore.blocks.run_blocks`: its turn loop ran 10-20% faster
+    compiled under it in interleaved A/B runs on one core (cause not found; changing the
+    error model, literal flags, ``nogil`` or the block split alone did not close the gap
+    in those noisy runs), worth the ~6 s it adds to a first run's compile."""
     log = np.zeros((1, 1, LOG_WIDTH), np.int64)
     nlog = np.zeros(1, np.int64)
     fin = np.zeros((1, FIN_ROWS, N_TYPES), np.int8)
