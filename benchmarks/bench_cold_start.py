@@ -34,9 +34,10 @@ def commands(games: list[str], work: Path) -> list[tuple[str, list[str]]]:
     return out
 
 
-def timed(args: list[str], cache: str) -> float:
+def timed(args: list[str], cache: str, parallel: bool = True) -> float:
     # both caches fresh per command: Numba's kernels and cardsim's exact-value cache
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache, CARDSIM_CACHE_DIR=cache + "-exact")
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache, CARDSIM_CACHE_DIR=cache + "-exact",
+               CARDSIM_PARALLEL_COMPILE="1" if parallel else "0")
     start = time.perf_counter()
     proc = subprocess.run(CARDSIM + args, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
@@ -49,19 +50,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default="tienlen,tusac,loba,continental")
     parser.add_argument("--only", default="", help="run only commands whose label contains this text")
+    parser.add_argument("--serial", action="store_true", help="also time each first run compiled in one process")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         overhead = [timed(["--help"], str(work / "h")), timed(["games"], str(work / "h"))]
         print(f"CLI overhead: --help {overhead[0]:.2f} s, games {overhead[1]:.2f} s")
-        print(f"{'command':28s} {'first run (cold)':>17s} {'second run':>11s}")
+        print(f"{'command':28s} {'first run (cold)':>17s} {'second run':>11s}"
+              + (f" {'cold, one process':>18s}" if args.serial else ""))
         for label, cmd in commands(args.games.split(","), work):
             if args.only and args.only not in label:
                 continue
             cache = str(work / label.replace(" ", "_"))
             cold = timed(cmd, cache)
             warm = timed(cmd, cache)
-            print(f"{label:28s} {cold:15.1f} s {warm:9.1f} s", flush=True)
+            line = f"{label:28s} {cold:15.1f} s {warm:9.1f} s"
+            if args.serial:
+                line += f" {timed(cmd, cache + '-serial', parallel=False):16.1f} s"
+            print(line, flush=True)
 
 
 if __name__ == "__main__":

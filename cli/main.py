@@ -336,7 +336,11 @@ def replay_command(
         run_seed = parse_seed(seed)
     if not 0 <= index < 2**62:
         raise ConfigError(f"--index must be in 0..2**62-1, got {index}")
+    from cardsim.cli.runs import plan_key
+    from cardsim.simcore import compile_plan
+
     with first_run_spinner(f"replaying {game} game {index}"):
+        compile_plan.prepare(plan_key(game, "replay", options))
         lines = list(spec.replay(run_seed, index, rules, options))
     for line in lines:
         sys.stdout.write(line + "\n")

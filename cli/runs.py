@@ -158,6 +158,22 @@ def _validated_setup(game: str, task: str, n: int, sets: List[str], rules_file: 
     return spec, rules, options, chunk_size
 
 
+def plan_key(game: str, task: str, options: dict[str, Any]) -> str:
+    """The compile plan of a command (:mod:`cardsim.simcore.compile_plan`): game, task, and
+    whether a seat searches (the search kernels are compiled only then)."""
+    searching = any(str(p).startswith("search") for p in options.get("policies", ()))
+    return f"{game}-{task}" + ("-search" if searching else "")
+
+
+def prepare_first_run(game: str, task: str, options: dict[str, Any], quiet: bool) -> None:
+    """On a cold Numba cache, compile the command's kernels in two processes at once."""
+    from cardsim.cli.render import first_run_spinner
+    from cardsim.simcore import compile_plan
+
+    with first_run_spinner(f"compiling the {game} kernels", enabled=not quiet):
+        compile_plan.prepare(plan_key(game, task, options))
+
+
 def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Optional[int],
                 sets: List[str], rules_file: Optional[Path], out: Optional[Path], overwrite: bool,
                 chunk_size: Optional[int], quiet: bool, as_json: bool, options: dict[str, Any],
@@ -178,6 +194,8 @@ def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Opti
     manifest = config.manifest()
     if resume and out is None:
         raise ConfigError("--resume needs --out PATH")
+    if backend == "local":
+        prepare_first_run(game, task, options, quiet)
 
     if out is None:  # still stream through a dataset: memory stays bounded
         with lifecycle.temporary_folder() as folder:

@@ -6,8 +6,6 @@ threads. Replacing one ``parallel=True`` kernel per game by this driver removes 
 parfor compilation (several seconds per game on a first run) without changing any
 result: every game is a pure function of ``(seed, index)`` and of the previous games of
 its block-aligned match, so the blocks, their number and the threads never matter.
-(Tứ Sắc play keeps its ``parallel=True`` kernel: its turn loop measured faster
-compiled under it; see ``simcore/tusac/play.py``.)
 """
 from __future__ import annotations
 

@@ -216,6 +216,17 @@ def policy_budgets(policies, players: int) -> np.ndarray:
     return np.array([split_policy(str(p))[1] if isinstance(p, str) else 0 for p in policies], np.int64)
 
 
+def seat_budgets(codes: np.ndarray, policies, players: int, search_code: int):
+    """Rollouts per decision of each seat (int64[players], 0 for seats that do not search;
+    a search seat without a budget gets :data:`DEFAULT_SEARCH_BUDGET`), or ``None`` when
+    no seat searches: every game's kernels take ``None`` to compile without the search."""
+    if not (codes == search_code).any():
+        return None
+    budgets = policy_budgets(policies, players)
+    budgets[(codes == search_code) & (budgets == 0)] = DEFAULT_SEARCH_BUDGET
+    return budgets
+
+
 def policy_codes(policies, players: int, names: Sequence[str]) -> np.ndarray:
     """Policies as the kernels' int64 codes per seat (index into ``names``).
 

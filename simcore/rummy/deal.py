@@ -21,8 +21,9 @@ pack, only as deep as needed:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from cardsim.simcore.blocks import block_bounds, run_blocks
 from cardsim.simcore.rng import game_key, randbelow, shuffle_plan, shuffle_prefix_planned
 from cardsim.simcore.rummy.cards import add_card, make_deck
 from cardsim.simcore.rummy.melds import contract_ok
@@ -69,7 +70,7 @@ def hand_of(deck, lo, hi):
     return a1, a2, j
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _count_block(seed, start, stop, players, n_rounds, rk, rm, rh, draws, deck_base, sizes, products, lengths,
                  mp, counts):
     """Add counts of deals ``start..stop-1`` into ``counts[R, 2, players + 1]``."""
@@ -99,18 +100,6 @@ def _count_block(seed, start, stop, players, n_rounds, rk, rm, rh, draws, deck_b
             counts[r, 1, players] += any1
 
 
-@njit(cache=True, parallel=True)
-def _deal_counts(seed, start, count, players, n_rounds, rk, rm, rh, draws, deck_base, sizes, products, lengths,
-                 mp, n_blocks):
-    partial = np.zeros((n_blocks, n_rounds, 2, players + 1), np.int64)
-    for b in prange(n_blocks):
-        lo = start + (count * b) // n_blocks
-        hi = start + (count * (b + 1)) // n_blocks
-        _count_block(seed, lo, hi, players, n_rounds, rk, rm, rh, draws, deck_base, sizes, products, lengths,
-                     mp, partial[b])
-    return partial.sum(axis=0)
-
-
 def deal_counts(seed, start, count, players, rounds, draws, deck_jokers, mp, n_blocks=BLOCKS_PER_CHUNK):
     """Contract counts over deals ``start .. start+count-1``.
 
@@ -133,8 +122,18 @@ def deal_counts(seed, start, count, players, rounds, draws, deck_jokers, mp, n_b
     rm = np.array([m for _, m, _ in rounds], np.int64)
     rh = np.array([h for _, _, h in rounds], np.int64)
     sizes, products, lengths = round_plans(deck_base.shape[0], players, rh, draws)
-    return _deal_counts(np.uint64(seed), start, count, players, len(rounds), rk, rm, rh, int(draws), deck_base,
-                        sizes, products, lengths, tuple(int(x) for x in mp), n_blocks)
+    mp = tuple(int(x) for x in mp)
+    bounds = block_bounds(count, n_blocks)
+    partial = np.zeros((max(len(bounds), 1), len(rounds), 2, players + 1), np.int64)
+    block_of = {u0: b for b, (u0, _) in enumerate(bounds)}
+
+    def run_block(u0: int, u1: int) -> None:  # integer counts per block, summed below: any split gives the same
+        _count_block(np.uint64(seed), np.int64(start + u0), np.int64(start + u1), np.int64(players),
+                     np.int64(len(rounds)), rk, rm, rh, np.int64(draws), deck_base, sizes, products, lengths, mp,
+                     partial[block_of[u0]])
+
+    run_blocks(run_block, count, len(bounds))
+    return partial.sum(axis=0)
 
 
 @njit(cache=True)

@@ -68,7 +68,7 @@ from cardsim.simcore.rummy.search import search_choose
 from cardsim.simcore.rummy.state import (DEFAULT_MAX_TURNS, I_CAPPED, I_CLOSED1, I_RESHUFFLES, I_TURNS,  # noqa: F401
                                          I_WENT_OUT, N_INFO, N_SEAT, P_CLAIMS, P_EXACT, P_EXTEND, P_PLAYERS, P_ROUNDS,
                                          S_CLAIMS, S_DOWN, S_POINTS, V_NM, V_NPILE, V_SP, kernel_params, new_state)
-from cardsim.simcore.tasks import policy_budgets
+from cardsim.simcore.tasks import policy_budgets, seat_budgets
 from cardsim.simcore.tasks import policy_codes as _policy_codes
 
 
@@ -197,8 +197,7 @@ class _Setup:
         self.rm = np.array([m for _, _, m, _ in self.rounds], np.int64)
         self.rh = np.array([h for _, _, _, h in self.rounds], np.int64)
         self.pol = policy_codes(policies, self.P)
-        # None when no seat searches: the kernels compiled for such runs leave the search out
-        self.bud = policy_budgets(policies, self.P) if (self.pol == POL_SEARCH).any() else None
+        self.bud = seat_budgets(self.pol, policies, self.P, POL_SEARCH)
         self.cseat = claim_mask(claim_seats, self.P)
         # None when the rules have no claims / never use the exact lay-down solver: the kernels
         # compiled for such runs leave that code out (results do not depend on it)

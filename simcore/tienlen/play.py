@@ -37,7 +37,7 @@ from cardsim.simcore.blocks import run_blocks
 from cardsim.simcore.jit import INNER
 from cardsim.simcore.movelog import LOG_WIDTH
 from cardsim.simcore.rng import search_key
-from cardsim.simcore.tasks import policy_budgets
+from cardsim.simcore.tasks import seat_budgets
 from cardsim.simcore.tasks import policy_codes as _policy_codes
 from cardsim.simcore.tienlen.deal import deal_into, deal_plan, hand_flags, hand_flags_colour
 from cardsim.simcore.tienlen.engine import (META_DTYPES, META_NAMES, N_META, N_SEAT, P_K, P_PLAYERS, PARAMS,
@@ -132,7 +132,7 @@ def _policy_arrays(policies, players: int):
     """Policy codes and search budgets per seat; budgets are ``None`` when no seat
     searches, so that the kernels compiled for such runs leave the search out."""
     pol = policy_codes(policies, players)
-    return pol, (policy_budgets(policies, players) if (pol == POL_SEARCH).any() else None)
+    return pol, seat_budgets(pol, policies, players, POL_SEARCH)
 
 
 def _columns(start, count, K, players, meta, seat) -> dict[str, np.ndarray]:

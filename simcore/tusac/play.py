@@ -55,12 +55,13 @@ later in claim order; 0 = no tie); per seat ``s``: ``points_s`` int16, ``steals_
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from cardsim.simcore.blocks import run_blocks
 from cardsim.simcore.jit import INNER
 from cardsim.simcore.movelog import LOG_WIDTH
 from cardsim.simcore.rng import search_key
-from cardsim.simcore.tasks import DEFAULT_SEARCH_BUDGET, policy_budgets
+from cardsim.simcore.tasks import DEFAULT_SEARCH_BUDGET, seat_budgets
 from cardsim.simcore.tasks import policy_codes as _policy_codes
 from cardsim.simcore.tusac.cards import N_TYPES
 from cardsim.simcore.tusac.claims import MAX_OPTS, N_KINDS
@@ -130,25 +131,6 @@ def _play_block(seed, start, count, prm, pol, budgets, g_sizes, g_products, tras
             nlog[j] = nl
 
 
-@njit(cache=True, parallel=True)
-def _play_chunk_kernel(seed, start, count, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
-                       kind_tab, n_blocks, meta, seat):
-    """Blocks of games in a numba ``prange``. Tứ Sắc keeps this parallel kernel rather
-    than :func:`cardsim.simcore.blocks.run_blocks`: its turn loop ran 10-20% faster
-    compiled under it in interleaved A/B runs on one core (cause not found; changing the
-    error model, literal flags, ``nogil`` or the block split alone did not close the gap
-    in those noisy runs), worth the ~6 s it adds to a first run's compile."""
-    log = np.zeros((1, 1, LOG_WIDTH), np.int64)
-    nlog = np.zeros(1, np.int64)
-    fin = np.zeros((1, FIN_ROWS, N_TYPES), np.int8)
-    for b in prange(n_blocks):
-        g0 = (count * b) // n_blocks
-        g1 = (count * (b + 1)) // n_blocks
-        if g1 > g0:
-            _play_block(seed, start + g0, g1 - g0, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab,
-                        win_tab, kind_tab, meta[g0:g1], seat[g0:g1], log, nlog, fin, False)
-
-
 # ----------------------------------------------------------------------------------
 # Python API
 # ----------------------------------------------------------------------------------
@@ -156,16 +138,6 @@ def _play_chunk_kernel(seed, start, count, prm, pol, budgets, g_sizes, g_product
 def policy_codes(policies, players: int) -> np.ndarray:
     """Policies as int64 codes per seat (see :func:`cardsim.simcore.tasks.policy_codes`)."""
     return _policy_codes(policies, players, POLICIES)
-
-
-def search_budgets(policies, players: int) -> np.ndarray:
-    """Rollouts per decision of each seat (0 for seats that do not search)."""
-    codes = policy_codes(policies, players)
-    if isinstance(policies, (str, int, np.integer)):
-        policies = [policies] * players
-    budgets = np.array([policy_budgets([p], 1)[0] if isinstance(p, str) else 0 for p in policies], np.int64)
-    budgets[(codes == POL_SEARCH) & (budgets == 0)] = DEFAULT_SEARCH_BUDGET
-    return budgets
 
 
 def tables(rules: TuSacRules):
@@ -187,8 +159,7 @@ def _columns(start, count, players, meta, seat) -> dict[str, np.ndarray]:
 def _kernel_args(rules: TuSacRules, policies):
     _, g, p = deal_plan(rules.players)
     codes = policy_codes(policies, rules.players)
-    # budgets None when no seat searches: the kernels compiled for such runs leave the search out
-    budgets = search_budgets(policies, rules.players) if (codes == POL_SEARCH).any() else None
+    budgets = seat_budgets(codes, policies, rules.players, POL_SEARCH)
     return (kernel_params(rules), codes, budgets, g, p, *tables(rules))
 
 
@@ -197,18 +168,23 @@ def play_chunk(seed: int, start: int, count: int, rules: TuSacRules, policies,
     """Play games ``start .. start+count-1`` of run ``seed``; one row per game.
 
     ``policies``: a policy name/code for every seat or one per seat (``random``,
-    ``heuristic``, ``search`` or ``search:N``). Games run in parallel (numba prange over
-    ``n_blocks`` blocks); results do not depend on the blocks or threads. Columns: see the
+    ``heuristic``, ``search`` or ``search:N``). Games run in parallel
+    (:func:`.blocks.run_blocks` over ``n_blocks`` blocks); results do not depend on the
+    blocks or threads. Columns: see the
     module docstring.
     """
     args = _kernel_args(rules, policies)
     meta = np.zeros((count, N_META), np.int16)
     seat = np.zeros((count, N_SEAT, rules.players), np.int16)
-    if n_blocks is None:
-        n_blocks = min(max(count, 1), 1024)
-    n_blocks = max(1, min(int(n_blocks), max(count, 1)))
-    if count:
-        _play_chunk_kernel(np.uint64(seed), np.int64(start), np.int64(count), *args, np.int64(n_blocks), meta, seat)
+
+    def run_block(g0: int, g1: int) -> None:
+        log = np.zeros((1, 1, LOG_WIDTH), np.int64)  # per block: no log, nothing shared between threads
+        nlog = np.zeros(1, np.int64)
+        fin = np.zeros((1, FIN_ROWS, N_TYPES), np.int8)
+        _play_block(np.uint64(seed), np.int64(start + g0), np.int64(g1 - g0), *args, meta[g0:g1], seat[g0:g1],
+                    log, nlog, fin, False)
+
+    run_blocks(run_block, count, n_blocks)
     return _columns(start, count, rules.players, meta, seat)
 
 

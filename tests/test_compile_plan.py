@@ -1,0 +1,81 @@
+"""Compile plans: the split into two halves, the hand-over through Numba's cache, the shipped plans."""
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+
+import pytest
+from numba import types
+
+from cardsim.simcore import compile_plan
+from cardsim.simcore.compile_plan import Entry, split
+
+
+def tree(spec):
+    """Entries from ``(name, parent, seconds)`` rows."""
+    return [Entry("m", name, (), parent, seconds) for name, parent, seconds in spec]
+
+
+def test_the_spine_is_compiled_last_and_the_rest_is_split_evenly():
+    # block -> game -> round (the spine); round calls four independent subtrees
+    entries = tree([("leaf_a", 3, 1.0), ("a", 3, 8.0), ("b", 3, 6.0), ("round", 4, 24.0), ("game", 5, 25.0),
+                    ("block", -1, 26.0), ("c", 3, 4.0), ("d", 3, 3.0)])
+    entries[0] = Entry("m", "leaf_a", (), 1, 1.0)  # a's callee: compiled with a, never on its own
+    mine, helper, spine = split(entries)
+    names = lambda ix: {entries[i].qualname for i in ix}  # noqa: E731
+    assert names(spine) == {"block", "game", "round"}
+    assert names(mine) | names(helper) == {"a", "b", "c", "d"} and not names(mine) & names(helper)
+    load = lambda ix: sum(entries[i].seconds for i in ix)  # noqa: E731
+    # largest first, the helper charged its start-up: a 8 | b 6 + c 4 ... within one subtree of even
+    assert abs(load(mine) - (load(helper) + compile_plan.HELPER_START_S)) <= max(e.seconds for e in entries[:3])
+
+
+def test_a_plan_without_a_dominant_kernel_has_no_spine():
+    entries = tree([("a", -1, 2.0), ("b", -1, 2.0), ("c", -1, 1.0)])
+    mine, helper, spine = split(entries)
+    assert spine == [] and sorted(mine + helper) == [0, 1, 2] and helper
+
+
+def _run(code: str, cache: str) -> str:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    return subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def test_a_kernel_compiled_by_a_helper_process_is_loaded_from_the_cache(tmp_path):
+    plan = [Entry("cardsim.simcore.rng", "randbelow", (types.uint64, types.int64), -1, 0.1)]
+    key = "test-plan"
+    path = tmp_path / f"{key}.pkl"
+    path.write_bytes(pickle.dumps([vars(e) for e in plan], protocol=4))
+    cache = str(tmp_path / "numba")
+    setup = ("from pathlib import Path; from cardsim.simcore import compile_plan as cp; "
+             f"cp.PLAN_DIR = Path({str(tmp_path)!r}); plan = cp.load({key!r}); ")
+    assert _run(setup + "print(cp._is_cold(plan, [0]))", cache) == "True"
+    assert _run(setup + "print(cp.compile_entries(plan, [0]))", cache) == "1"
+    assert _run(setup + "print(cp._is_cold(plan, [0]))", cache) == "False"
+
+
+def test_stale_entries_are_skipped():
+    plan = [Entry("cardsim.simcore.rng", "no_such_kernel", (types.int64,), -1, 1.0),
+            Entry("cardsim.simcore.rng", "randbelow", (types.float64[:, :],), -1, 1.0)]
+    assert compile_plan.compile_entries(plan, [0, 1]) == 0
+
+
+def test_nothing_happens_when_switched_off(monkeypatch):
+    monkeypatch.setenv(compile_plan.ENV_SWITCH, "0")
+    assert compile_plan.prepare("tienlen-play") == 0.0
+
+
+@pytest.mark.parametrize("game", compile_plan.GAMES)
+def test_every_shipped_plan_names_existing_kernels(game):
+    from numba.core.registry import CPUDispatcher
+
+    for key, _ in compile_plan.recorded_commands(game):
+        plan = compile_plan.load(key)
+        assert plan, f"no compile plan {key}: python -m cardsim.simcore.compile_plan record-all {game}"
+        for entry in plan:
+            assert isinstance(compile_plan._dispatcher(entry), CPUDispatcher), entry
+        mine, helper, spine = split(plan)
+        assert helper and spine
