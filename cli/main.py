@@ -24,7 +24,8 @@ from cardsim.cli.render import (_LazyProgress, _exact_text, first_run_spinner, p
                                 print_plain_table, print_summary, print_sweep)
 from cardsim.cli.runs import (_CUSTOM_METRICS, _DRAWN_SEED, _YES, _required, check_backend, check_custom_metrics,
                               execute_precision_run, execute_run, finish_and_report, parse_count, parse_seed,
-                              resolve_rules, run_missing_chunks, say_drawn_seed, task_options)
+                              prepare_first_run, resolve_rules, run_missing_chunks, say_drawn_seed,
+                              task_options)
 from cardsim.simcore import registry
 from cardsim.simcore.config import CardsimError, ConfigError, Interrupted, RunFailed
 from cardsim.simcore.spec import option_flag
@@ -38,7 +39,9 @@ app = typer.Typer(
         "Randomness depends only on (seed, game index): same seed, same results, "
         "whatever the threads or chunk size.\n\n"
         "Games: tienlen (Tiến Lên), tusac (four-colour cards / Tứ Sắc), loba, continental. "
-        "Compare rule variants on the same deals with `cardsim experiment`."
+        "Compare rule variants on the same deals with `cardsim experiment`.\n\n"
+        "The first run of a command compiles its kernels (seconds to a minute; later runs load "
+        "them from the cache) in two processes at once: CARDSIM_PARALLEL_COMPILE=0 keeps it to one."
     ),
     add_completion=False,
     no_args_is_help=True,
@@ -404,6 +407,7 @@ def ladder_command(
         out = lifecycle.resolve_out(out)
         check_output_path(out, overwrite)
     set_threads(threads)
+    prepare_first_run(game, "play", {"policies": list(names) + [field_name]}, quiet)
     progress = _LazyProgress(not quiet, f"ladder {game}", len(names) * rules.players)
     try:
         frame = play_ladder(config, on_step=progress.update)
@@ -544,6 +548,7 @@ def experiment_command(
             folder = work / strength_label(strength) if strength else work
             folder.mkdir(exist_ok=True)
             for arm, config in zip(experiment.arms, configs):
+                prepare_first_run(config.game, config.task, dict(config.options), quiet)
                 run = PartialRun.create(folder / arm.name, config.manifest())
                 run_missing_chunks(run, "local", None, None, quiet)
                 paths[arm.name] = run.commit()

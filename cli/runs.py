@@ -170,7 +170,7 @@ def prepare_first_run(game: str, task: str, options: dict[str, Any], quiet: bool
     from cardsim.cli.render import first_run_spinner
     from cardsim.simcore import compile_plan
 
-    with first_run_spinner(f"compiling the {game} kernels", enabled=not quiet):
+    with first_run_spinner(f"preparing the {game} {task} run", enabled=not quiet):
         compile_plan.prepare(plan_key(game, task, options))
 
 

@@ -27,6 +27,8 @@ from pathlib import Path
 
 PLAN_DIR = Path(__file__).with_name("compile_plans")
 ENV_SWITCH = "CARDSIM_PARALLEL_COMPILE"
+#: Another folder of plans (tests).
+ENV_PLANS = "CARDSIM_COMPILE_PLANS"
 #: Seconds a helper process needs before it compiles (interpreter, numba and cardsim imports).
 HELPER_START_S = 1.5
 
@@ -64,7 +66,7 @@ def recorded_commands(game: str) -> list[tuple[str, list[str]]]:
 
 
 def plan_path(key: str) -> Path:
-    return PLAN_DIR / f"{key}.pkl"
+    return Path(os.environ.get(ENV_PLANS) or PLAN_DIR) / f"{key}.pkl"
 
 
 # -- recording -------------------------------------------------------------------------
@@ -125,7 +127,7 @@ def record(key: str, argv: list[str]) -> list[Entry]:
 
 def save(key: str, entries: list[Entry]) -> None:
     """Write plan ``key`` (a pickle of plain dicts: readable whatever module defines :class:`Entry`)."""
-    PLAN_DIR.mkdir(exist_ok=True)
+    plan_path(key).parent.mkdir(exist_ok=True)
     with open(plan_path(key), "wb") as f:
         pickle.dump([vars(e).copy() if not isinstance(e, dict) else e for e in entries], f, protocol=4)
 

@@ -38,23 +38,37 @@ def test_a_plan_without_a_dominant_kernel_has_no_spine():
     assert spine == [] and sorted(mine + helper) == [0, 1, 2] and helper
 
 
-def _run(code: str, cache: str) -> str:
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+def _run(code: str, cache: str, plans: str) -> str:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache, **{compile_plan.ENV_PLANS: plans, compile_plan.ENV_SWITCH: "1"})
     return subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True,
                           text=True).stdout.strip()
 
 
+SETUP = "from cardsim.simcore import compile_plan as cp; "
+
+
 def test_a_kernel_compiled_by_a_helper_process_is_loaded_from_the_cache(tmp_path):
     plan = [Entry("cardsim.simcore.rng", "randbelow", (types.uint64, types.int64), -1, 0.1)]
-    key = "test-plan"
-    path = tmp_path / f"{key}.pkl"
-    path.write_bytes(pickle.dumps([vars(e) for e in plan], protocol=4))
-    cache = str(tmp_path / "numba")
-    setup = ("from pathlib import Path; from cardsim.simcore import compile_plan as cp; "
-             f"cp.PLAN_DIR = Path({str(tmp_path)!r}); plan = cp.load({key!r}); ")
-    assert _run(setup + "print(cp._is_cold(plan, [0]))", cache) == "True"
-    assert _run(setup + "print(cp.compile_entries(plan, [0]))", cache) == "1"
-    assert _run(setup + "print(cp._is_cold(plan, [0]))", cache) == "False"
+    (tmp_path / "one.pkl").write_bytes(pickle.dumps([vars(e) for e in plan], protocol=4))
+    cache, plans = str(tmp_path / "numba"), str(tmp_path)
+    assert _run(SETUP + "print(cp._is_cold(cp.load('one'), [0]))", cache, plans) == "True"
+    assert _run(SETUP + "print(cp.compile_entries(cp.load('one'), [0]))", cache, plans) == "1"
+    assert _run(SETUP + "print(cp._is_cold(cp.load('one'), [0]))", cache, plans) == "False"
+
+
+def test_prepare_compiles_both_halves_on_a_cold_cache(tmp_path):
+    # two independent kernels: one compiled by this process, one by the helper process
+    plan = [Entry("cardsim.simcore.rng", "shuffle_plan", (types.int64, types.int64), -1, 2.0),
+            Entry("cardsim.simcore.rng", "shuffle_prefix", (types.uint64, types.int64[::1], types.int64), -1, 2.0)]
+    (tmp_path / "two.pkl").write_bytes(pickle.dumps([vars(e) for e in plan], protocol=4))
+    mine, helper, _ = split(plan)
+    assert len(mine) == 1 and len(helper) == 1
+    cache, plans = str(tmp_path / "numba"), str(tmp_path)
+    assert _run(SETUP + "print(cp.prepare('two') > 0)", cache, plans) == "True"
+    assert _run(SETUP + "plan = cp.load('two'); print(cp._is_cold(plan, [0]), cp._is_cold(plan, [1]))",
+                cache, plans) == "False False"
+    # warm: nothing to do
+    assert _run(SETUP + "print(cp.prepare('two'))", cache, plans) == "0.0"
 
 
 def test_stale_entries_are_skipped():
@@ -68,6 +82,16 @@ def test_nothing_happens_when_switched_off(monkeypatch):
     assert compile_plan.prepare("tienlen-play") == 0.0
 
 
+def test_plan_keys_name_the_search_when_a_seat_searches():
+    from cardsim.cli.runs import plan_key
+
+    assert plan_key("loba", "play", {"policies": ["heuristic"] * 4}) == "loba-play"
+    assert plan_key("loba", "play", {"policies": ["search:4"] + ["heuristic"] * 3}) == "loba-play-search"
+    assert plan_key("tienlen", "deal", {}) == "tienlen-deal"
+    keys = {key for game in compile_plan.GAMES for key, _ in compile_plan.recorded_commands(game)}
+    assert {"tienlen-play", "tusac-play-search", "continental-replay"} <= keys
+
+
 @pytest.mark.parametrize("game", compile_plan.GAMES)
 def test_every_shipped_plan_names_existing_kernels(game):
     from numba.core.registry import CPUDispatcher
@@ -77,5 +101,3 @@ def test_every_shipped_plan_names_existing_kernels(game):
         assert plan, f"no compile plan {key}: python -m cardsim.simcore.compile_plan record-all {game}"
         for entry in plan:
             assert isinstance(compile_plan._dispatcher(entry), CPUDispatcher), entry
-        mine, helper, spine = split(plan)
-        assert helper and spine
