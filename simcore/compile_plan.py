@@ -49,16 +49,19 @@ class Entry:
     seconds: float
 
 
-GAMES = ("tienlen", "tusac", "loba", "continental")
+def games() -> list[str]:
+    """The registered games (each has its plans)."""
+    from cardsim.simcore.registry import game_names
+
+    return list(game_names())
 
 
 def recorded_commands(game: str) -> list[tuple[str, list[str]]]:
     """The commands whose plans are recorded, as ``(plan key, cardsim arguments)``; the keys
     are those of :func:`cardsim.cli.runs.plan_key`."""
-    n = "20" if game in ("loba", "continental") else "200"
     return [
         (f"{game}-deal", ["deal", game, "--deals", "20000", "--seed", "1", "--quiet", "--threads", "1"]),
-        (f"{game}-play", ["play", game, "--games", n, "--seed", "1", "--quiet", "--threads", "1"]),
+        (f"{game}-play", ["play", game, "--games", "20", "--seed", "1", "--quiet", "--threads", "1"]),
         (f"{game}-play-search", ["play", game, "--games", "2", "--seed", "1", "--quiet", "--threads", "1",
                                  "--policy", "0=search:4"]),
         (f"{game}-replay", ["replay", game, "--seed", "1", "--index", "0"]),
@@ -306,7 +309,7 @@ def _main(argv: list[str]) -> None:
         # each command in a fresh process with an empty cache: python -m cardsim.simcore.compile_plan record-all [GAME...]
         import tempfile
 
-        for game in argv[1:] or GAMES:
+        for game in argv[1:] or games():
             for key, args in recorded_commands(game):
                 with tempfile.TemporaryDirectory() as cache:
                     env = dict(os.environ, NUMBA_CACHE_DIR=cache, CARDSIM_CACHE_DIR=cache + "-exact", **{ENV_SWITCH: "0"})
