@@ -1,7 +1,8 @@
 """Loba and Continental search policy: speed (rollouts/s, time per decision, games/s) and strength.
 
-    .venv/bin/python benchmarks/bench_search_rummy.py [--games 24] [--strength-games 60] [--budget 64]
-        [--only continental] [--seeds 9000,9040,9080,9120] [--no-bigger] [--skip-strength]
+    .venv/bin/python benchmarks/bench_search_rummy.py [--games 48] [--strength-games 40] [--budget 64]
+        [--only loba,loba_buys,continental] [--seeds 9000,9040,9080,9120] [--no-bigger | --only-bigger]
+        [--skip-speed] [--skip-strength]
 
 Speed (compile excluded by a warm-up call):
 
@@ -81,63 +82,71 @@ def games_per_second(rules, budget, games, threads):
 
 def paired_diffs(rules, first, second, games, seed=2024):
     """Per-round seat-0 points of policy ``first`` minus ``second`` (others heuristic), same deals,
-    and per-round "seat 0 went out" differences."""
+    per-round "seat 0 went out" differences, and per match "seat 0 won the match" of each policy
+    (``float[games, 2]``)."""
     rest = ["heuristic"] * (rules.players - 1)
-    a = play_chunk(seed, 0, games, rules, [first] + rest)["hands"]
-    b = play_chunk(seed, 0, games, rules, [second] + rest)["hands"]
-    d = np.asarray(a["points_0"], float) - np.asarray(b["points_0"], float)
-    won = (np.asarray(a["went_out"]) == 0).astype(float) - (np.asarray(b["went_out"]) == 0).astype(float)
-    return d, won
-
-
-def paired(rules, first, second, games, seed=2024):
-    """``(mean, standard error, z, rounds, rounds-won difference)`` of :func:`paired_diffs`."""
-    d, won = paired_diffs(rules, first, second, games, seed)
-    se = d.std(ddof=1) / np.sqrt(len(d))
-    return d.mean(), se, d.mean() / se, len(d), won.mean()
+    a = play_chunk(seed, 0, games, rules, [first] + rest)
+    b = play_chunk(seed, 0, games, rules, [second] + rest)
+    d = np.asarray(a["hands"]["points_0"], float) - np.asarray(b["hands"]["points_0"], float)
+    won = ((np.asarray(a["hands"]["went_out"]) == 0).astype(float)
+           - (np.asarray(b["hands"]["went_out"]) == 0).astype(float))
+    match_won = np.stack([np.asarray(a["matches"]["winner"]) == 0, np.asarray(b["matches"]["winner"]) == 0], 1)
+    return d, won, match_won.astype(float)
 
 
 def pooled(rules, first, second, games, seeds):
-    """:func:`paired` over several run seeds (``games`` matches each), pooled."""
+    """:func:`paired_diffs` over several run seeds (``games`` matches each), pooled: ``(mean, standard
+    error, z, rounds, rounds-won difference, match win rate of first, of second, z of the paired
+    match-win difference)``."""
     parts = [paired_diffs(rules, first, second, games, seed) for seed in seeds]
     d = np.concatenate([p[0] for p in parts])
     won = np.concatenate([p[1] for p in parts])
+    mw = np.concatenate([p[2] for p in parts])
     se = d.std(ddof=1) / np.sqrt(len(d))
-    return d.mean(), se, d.mean() / se, len(d), won.mean()
+    md = mw[:, 0] - mw[:, 1]
+    mse = md.std(ddof=1) / np.sqrt(len(md))
+    mz = md.mean() / mse if mse > 0 else 0.0
+    return d.mean(), se, d.mean() / se, len(d), won.mean(), mw[:, 0].mean(), mw[:, 1].mean(), mz
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=24, help="games for the games/s figures")
-    ap.add_argument("--strength-games", type=int, default=60, help="games (matches) per strength comparison")
+    ap.add_argument("--games", type=int, default=48, help="games for the games/s figures")
+    ap.add_argument("--strength-games", type=int, default=40, help="games (matches) per strength comparison and seed")
     ap.add_argument("--budget", type=int, default=64)
     ap.add_argument("--skip-strength", action="store_true")
+    ap.add_argument("--skip-speed", action="store_true")
+    ap.add_argument("--only-bigger", action="store_true", help="only the search:4B vs search:B comparison")
     ap.add_argument("--only", default="", help="comma list of loba, loba_buys, continental (default: all)")
     ap.add_argument("--no-bigger", action="store_true", help="skip the search:4B vs search:B comparison")
-    ap.add_argument("--seeds", default="2024", help="comma list of run seeds for the strength runs (pooled)")
+    ap.add_argument("--seeds", default="9000,9040,9080,9120",
+                    help="comma list of run seeds for the strength runs (pooled)")
     args = ap.parse_args()
     B = args.budget
     games = (("loba", LobaRules()), ("loba_buys", LobaRules(claims=True)), ("continental", ContinentalRules()))
     if args.only:
         games = tuple(g for g in games if g[0] in args.only.split(","))
-    print(f"search:{B}, one search seat + heuristics, 4 players")
-    print(f"{'game':<14}{'ms/decision':>12}{'rollouts/s':>12}{'games/s 1t':>12}{'games/s 2t':>12}{'2t/1t':>7}")
-    for name, rules in games:
-        per_dec, rps, _ = decision_timing(rules, B)
-        g1 = games_per_second(rules, B, args.games, 1)
-        g2 = games_per_second(rules, B, args.games, 2)
-        print(f"{name:<14}{per_dec * 1e3:>12.2f}{rps:>12,.0f}{g1:>12.3f}{g2:>12.3f}{g2 / g1:>7.2f}")
+    if not args.skip_speed:
+        print(f"search:{B}, one search seat + heuristics, 4 players, {args.games} games")
+        print(f"{'game':<14}{'ms/decision':>12}{'rollouts/s':>12}{'games/s 1t':>12}{'games/s 2t':>12}{'2t/1t':>7}")
+        for name, rules in games:
+            per_dec, rps, _ = decision_timing(rules, B)
+            g1 = games_per_second(rules, B, args.games, 1)
+            g2 = games_per_second(rules, B, args.games, 2)
+            print(f"{name:<14}{per_dec * 1e3:>12.2f}{rps:>12,.0f}{g1:>12.3f}{g2:>12.3f}{g2 / g1:>7.2f}")
     if args.skip_strength:
         return
     print(f"\nstrength: seat-0 round points, first minus second policy, {args.strength_games} matches, same deals")
-    print(f"{'game':<14}{'first':<12}{'second':<12}{'rounds':>7}{'mean diff':>10}{'se':>7}{'z':>7}{'rounds won diff':>16}")
+    print(f"{'game':<14}{'first':<12}{'second':<12}{'rounds':>7}{'mean diff':>10}{'se':>7}{'z':>7}"
+          f"{'rounds won diff':>16}{'matches':>8}{'won 1st':>8}{'won 2nd':>8}{'z':>7}")
+    seeds = [int(x) for x in args.seeds.split(",")]
     for name, rules in games:
-        pairs = ((f"search:{B}", "heuristic"),) if args.no_bigger else \
-            ((f"search:{B}", "heuristic"), (f"search:{4 * B}", f"search:{B}"))
+        pairs = ((f"search:{B}", "heuristic"), (f"search:{4 * B}", f"search:{B}"))
+        pairs = pairs[:1] if args.no_bigger else pairs[1:] if args.only_bigger else pairs
         for first, second in pairs:
-            seeds = [int(x) for x in args.seeds.split(",")]
-            mean, se, z, n, won = pooled(rules, first, second, args.strength_games, seeds)
-            print(f"{name:<14}{first:<12}{second:<12}{n:>7}{mean:>10.2f}{se:>7.2f}{z:>7.2f}{won:>16.3f}")
+            mean, se, z, n, won, w1, w2, mz = pooled(rules, first, second, args.strength_games, seeds)
+            print(f"{name:<14}{first:<12}{second:<12}{n:>7}{mean:>10.2f}{se:>7.2f}{z:>7.2f}{won:>16.3f}"
+                  f"{args.strength_games * len(seeds):>8}{w1:>8.3f}{w2:>8.3f}{mz:>7.2f}")
 
 
 if __name__ == "__main__":
