@@ -100,6 +100,36 @@ def test_unseen_pool_is_exactly_the_hidden_cards(rules):
         assert {c: int(n) for c, n in enumerate(pool) if n} == {c: n for c, n in want.items() if n}
 
 
+@pytest.mark.parametrize("rules", RULES, ids=["loba_buys", "continental"])
+def test_sampled_worlds_redeal_exactly_the_hidden_cards(rules):
+    """A world keeps everything the seat sees (its hand, the table, the pile, each opponent's card
+    count and known cards) and deals the hidden cards again: the same multiset, moved."""
+    policies = [f"search:{BUDGET}"] + ["heuristic"] * (rules.players - 1)
+    prm = _prm(rules)
+    mp = tuple(int(x) for x in rules.meld_params())
+    moved = 0
+    states = decision_states(rules, policies, games=2, per_round=4, rounds=(0, 2, 5))
+    assert len(states) >= 20
+    for ds in states:
+        st, me = ds["st"], ds["seat"]
+        world = S.new_state(rules.players, st[10].shape[0])
+        SR.sample_world(st, np.int64(me), prm, mp, world, np.uint64(ds["search_state"]))
+        want_seats, want_stock = hidden_of(st, me)
+        got_seats, got_stock = hidden_of(world, me)
+        want = Counter(want_stock)
+        got = Counter(got_stock)
+        for q in want_seats:
+            assert sum(got_seats[q].values()) == sum(want_seats[q].values())
+            want.update(want_seats[q])
+            got.update(got_seats[q])
+        assert +got == +want
+        assert (world[0][me], world[1][me], world[2][me]) == (st[0][me], st[1][me], st[2][me])
+        for f in (4, 5, 6, 7, 9, 11):  # known cards, table melds, pile, scalars
+            np.testing.assert_array_equal(world[f], st[f])
+        moved += any(+got_seats[q] != +want_seats[q] for q in want_seats)
+    assert moved > len(states) // 2
+
+
 def _prm(rules):
     from cardsim.simcore.rummy.state import kernel_params
     return kernel_params(rules)
