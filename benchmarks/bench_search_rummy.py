@@ -133,7 +133,8 @@ def main() -> None:
     ap.add_argument("--budget", type=int, default=64)
     ap.add_argument("--skip-strength", action="store_true")
     ap.add_argument("--skip-speed", action="store_true")
-    ap.add_argument("--repeats", type=int, default=3, help="games/s: best of this many interleaved 1- and 2-thread runs")
+    ap.add_argument("--repeats", type=int, default=3,
+                    help="games/s: best of this many interleaved 1- and 2-thread runs")
     ap.add_argument("--only-bigger", action="store_true", help="only the search:4B vs search:B comparison")
     ap.add_argument("--only", default="", help="comma list of loba, loba_buys, continental (default: all)")
     ap.add_argument("--no-bigger", action="store_true", help="skip the search:4B vs search:B comparison")
