@@ -46,9 +46,8 @@ from cardsim.simcore.rummy.engine import (advance, apply_decision, count_of, dis
                                           round_points)
 from cardsim.simcore.rummy.policies import DISCARD_ORDER, HEUR_CAP, choose_heuristic
 from cardsim.simcore.rummy.state import (F_DIST, F_DOWN, GAME_LOBA, LO_GREEDY, LO_STOP, P_GAME, P_PLAYERS,
-                                         PH_CLAIM, PH_LAYDOWN,
-                                         PH_LAYOFF, PH_TAKE, V_K, V_M, V_NM, V_NPILE, V_PHASE, V_SP, V_TURNS,
-                                         copy_state, new_state)
+                                         PH_CLAIM, PH_LAYDOWN, PH_LAYOFF, PH_TAKE, V_K, V_M, V_NM, V_NPILE, V_PHASE,
+                                         V_SP, V_TURNS, copy_state, new_state)
 
 MAX_DISCARD_CANDIDATES = 4
 #: room for the discard candidates plus the card worth most points
@@ -56,7 +55,8 @@ MAX_CANDIDATES = 8
 #: An alternative replaces the heuristic's choice only when its mean paired difference in points
 #: is below ``-SWITCH_Z`` standard errors (flat Monte Carlo over noisy round scores otherwise
 #: follows the noise: with plain argmin, search:64 scored more points than the heuristic; on the
-#: same 160 Continental matches 2 gained 5.9 points per round against the heuristic, 3 gained 1.6).
+#: same 160 Continental matches 2 gained 5.9 points per round against the heuristic, 3 gained 1.6;
+#: on 160 Loba matches 1 lost 0.6-0.9 points per round where 2 gained 1.3-2.3).
 SWITCH_Z = 2.0
 #: Candidate hands per opponent in a Continental world (see :func:`sample_world`).
 MAX_TRIES = 4
