@@ -306,6 +306,10 @@ def _main(argv: list[str]) -> None:
         depth = [0] * len(entries)
         for i, e in enumerate(entries):
             depth[i] = depth[e.parent] + 1 if e.parent >= 0 else 0
+        halves = (sum(entries[i].seconds for i in mine), HELPER_START_S + sum(entries[i].seconds for i in helper))
+        print(f"{argv[1]}: {sum(e.seconds for e in entries if e.parent < 0):.1f} s recorded; serial "
+              f"{sum(own[i] for i in spine):.1f} s + halves {halves[0]:.1f} s (mine) / {halves[1]:.1f} s (helper, "
+              f"start-up included): about {sum(own[i] for i in spine) + max(halves):.1f} s on two cores")
         for i in sorted(range(len(entries)), key=lambda i: (_path(entries, i))):
             if entries[i].seconds >= 0.2 or i in where:
                 print(f"{'  ' * depth[i]}{entries[i].qualname}  incl {entries[i].seconds:.2f}  self {own[i]:.2f}"
