@@ -24,8 +24,8 @@ from cardsim.cli.render import (_LazyProgress, _exact_text, first_run_spinner, p
                                 print_plain_table, print_summary, print_sweep)
 from cardsim.cli.runs import (_CUSTOM_METRICS, _DRAWN_SEED, _YES, _required, check_backend, check_custom_metrics,
                               execute_precision_run, execute_run, finish_and_report, parse_count, parse_seed,
-                              prepare_first_run, resolve_rules, run_missing_chunks, say_drawn_seed,
-                              task_options)
+                              plan_key, prepare_first_run, resolve_rules, run_missing_chunks,
+                              say_drawn_seed, task_options)
 from cardsim.simcore import registry
 from cardsim.simcore.config import CardsimError, ConfigError, Interrupted, RunFailed
 from cardsim.simcore.spec import option_flag
@@ -339,7 +339,6 @@ def replay_command(
         run_seed = parse_seed(seed)
     if not 0 <= index < 2**62:
         raise ConfigError(f"--index must be in 0..2**62-1, got {index}")
-    from cardsim.cli.runs import plan_key
     from cardsim.simcore import compile_plan
 
     with first_run_spinner(f"replaying {game} game {index}"):

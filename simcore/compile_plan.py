@@ -132,7 +132,7 @@ def save(key: str, entries: list[Entry]) -> None:
     """Write plan ``key`` (a pickle of plain dicts: readable whatever module defines :class:`Entry`)."""
     plan_path(key).parent.mkdir(exist_ok=True)
     with open(plan_path(key), "wb") as f:
-        pickle.dump([vars(e).copy() if not isinstance(e, dict) else e for e in entries], f, protocol=4)
+        pickle.dump([vars(e) for e in entries], f, protocol=4)
 
 
 def load(key: str) -> list[Entry] | None:
@@ -145,6 +145,15 @@ def load(key: str) -> list[Entry] | None:
 
 
 # -- splitting -------------------------------------------------------------------------
+
+def own_seconds(entries: list[Entry]) -> list[float]:
+    """Each entry's own seconds: its compile time minus its callees'."""
+    own = [e.seconds for e in entries]
+    for e in entries:
+        if e.parent >= 0:
+            own[e.parent] -= e.seconds
+    return own
+
 
 def split(entries: list[Entry]) -> tuple[list[int], list[int], list[int]]:
     """Split a plan into ``(mine, helper's, serial)`` entry indices.
@@ -159,10 +168,7 @@ def split(entries: list[Entry]) -> tuple[list[int], list[int], list[int]]:
     children: dict[int, list[int]] = {}
     for i, e in enumerate(entries):
         children.setdefault(e.parent, []).append(i)
-    own = [e.seconds for e in entries]
-    for e in entries:
-        if e.parent >= 0:
-            own[e.parent] -= e.seconds
+    own = own_seconds(entries)
 
     def deal(frontier: list[int]) -> tuple[list[int], list[int], float]:
         mine: list[int] = []
@@ -291,25 +297,22 @@ def _main(argv: list[str]) -> None:
     elif argv[:1] == ["record"]:
         key = argv[1]
         entries = record(key, argv[2:])
-        mine, helper, spine = split(entries)
+        mine, helper, serial = split(entries)
         sec = lambda ix: sum(entries[i].seconds for i in ix)  # noqa: E731
         print(f"{key}: {len(entries)} kernels, {sec([i for i, e in enumerate(entries) if e.parent < 0]):.1f} s; "
-              f"mine {sec(mine):.1f} s, helper {sec(helper):.1f} s, serial {len(spine)} kernels", file=sys.stderr)
+              f"mine {sec(mine):.1f} s, helper {sec(helper):.1f} s, serial {len(serial)} kernels", file=sys.stderr)
     elif argv[:1] == ["show"]:
         entries = load(argv[1]) or []
-        mine, helper, spine = split(entries)
-        where = {**{i: "mine" for i in mine}, **{i: "helper" for i in helper}, **{i: "spine" for i in spine}}
-        own = [e.seconds for e in entries]
-        for e in entries:
-            if e.parent >= 0:
-                own[e.parent] -= e.seconds
+        mine, helper, serial = split(entries)
+        where = {**{i: "mine" for i in mine}, **{i: "helper" for i in helper}, **{i: "serial" for i in serial}}
+        own = own_seconds(entries)
         depth = [0] * len(entries)
         for i, e in enumerate(entries):
             depth[i] = depth[e.parent] + 1 if e.parent >= 0 else 0
         halves = (sum(entries[i].seconds for i in mine), HELPER_START_S + sum(entries[i].seconds for i in helper))
         print(f"{argv[1]}: {sum(e.seconds for e in entries if e.parent < 0):.1f} s recorded; serial "
-              f"{sum(own[i] for i in spine):.1f} s + halves {halves[0]:.1f} s (mine) / {halves[1]:.1f} s (helper, "
-              f"start-up included): about {sum(own[i] for i in spine) + max(halves):.1f} s on two cores")
+              f"{sum(own[i] for i in serial):.1f} s + halves {halves[0]:.1f} s (mine) / {halves[1]:.1f} s (helper, "
+              f"start-up included): about {sum(own[i] for i in serial) + max(halves):.1f} s on two cores")
         for i in sorted(range(len(entries)), key=lambda i: (_path(entries, i))):
             if entries[i].seconds >= 0.2 or i in where:
                 print(f"{'  ' * depth[i]}{entries[i].qualname}  incl {entries[i].seconds:.2f}  self {own[i]:.2f}"

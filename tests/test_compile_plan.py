@@ -19,10 +19,10 @@ def tree(spec):
 
 
 def test_the_spine_is_compiled_last_and_the_rest_is_split_evenly():
-    # block -> game -> round (the spine); round calls four independent subtrees
-    entries = tree([("leaf_a", 3, 1.0), ("a", 3, 8.0), ("b", 3, 6.0), ("round", 4, 24.0), ("game", 5, 25.0),
+    # block -> game -> round (the spine); round calls four independent subtrees; leaf_a is
+    # a's callee: compiled with a, never on its own
+    entries = tree([("leaf_a", 1, 1.0), ("a", 3, 8.0), ("b", 3, 6.0), ("round", 4, 24.0), ("game", 5, 25.0),
                     ("block", -1, 26.0), ("c", 3, 4.0), ("d", 3, 3.0)])
-    entries[0] = Entry("m", "leaf_a", (), 1, 1.0)  # a's callee: compiled with a, never on its own
     mine, helper, spine = split(entries)
     names = lambda ix: {entries[i].qualname for i in ix}  # noqa: E731
     assert names(spine) == {"block", "game", "round"}

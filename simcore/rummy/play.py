@@ -121,8 +121,7 @@ def _play_game(seed, index, prm, mp, rk, rm, rh, pol, bud, cseat, exact, deck_ba
         sstate = search_key(seed, index * R + r)
         nl = _log(log, nl, log_on, L_ROUND, r % P, r, 0, 0, 0)
         res = play_round(st, state, sstate, r % P, rk[r], rm[r], rh[r], prm, mp, pol, bud, cseat, exact,
-                         seatout[row0 + r],
-                         info[row0 + r], log, nl, log_on)
+                         seatout[row0 + r], info[row0 + r], log, nl, log_on)
         nl = res[2]
     return nl
 

@@ -135,8 +135,8 @@ def _play_block(seed, start, count, prm, pol, budgets, g_sizes, g_products, tras
 def _play_block_unlogged(seed, start, count, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
                          kind_tab, meta, seat):
     """:func:`_play_block` without a move log, for :func:`play_chunk`'s threads. The flag is the
-    literal ``False`` here, so Numba compiles the turn loop with the logging pruned (the random
-    policy measured ~20% faster than with a run-time flag)."""
+    literal ``False`` here, so Numba compiles the turn loop with the logging pruned, as the
+    parallel kernel this replaces did (:func:`play_logged` compiles the logging variant)."""
     log = np.zeros((1, 1, LOG_WIDTH), np.int64)
     nlog = np.zeros(1, np.int64)
     fin = np.zeros((1, FIN_ROWS, N_TYPES), np.int8)
@@ -183,8 +183,7 @@ def play_chunk(seed: int, start: int, count: int, rules: TuSacRules, policies,
     ``policies``: a policy name/code for every seat or one per seat (``random``,
     ``heuristic``, ``search`` or ``search:N``). Games run in parallel
     (:func:`.blocks.run_blocks` over ``n_blocks`` blocks); results do not depend on the
-    blocks or threads. Columns: see the
-    module docstring.
+    blocks or threads. Columns: see the module docstring.
     """
     args = _kernel_args(rules, policies)
     meta = np.zeros((count, N_META), np.int16)
