@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.rummy.cards import JOKER, add_card, card_points, remove_card
 from cardsim.simcore.rummy.claims import apply_claim, next_claimant
@@ -172,6 +173,7 @@ def run_cards(row, out):
     return L
 
 
+@by_symbol
 @njit(cache=True, _nrt=True)
 def build_melds(b1, b2, l1, l2, rows, owner, mrow, mcards, mlen, mown, nm):
     """Append the lay-down ``rows`` to the table with their actual cards (the cards removed
@@ -293,6 +295,7 @@ def start_turn(st, prm):
     sv[V_PHASE] = PH_TAKE
 
 
+@by_symbol
 @njit(cache=True, _nrt=False)
 def deal_round(st, first, k, m, H, prm, mp, pol, heur_code, log, nl, log_on):
     """Deal the round from the shuffled pack ``st``'s ``deck``: hands, up-card, stock; the
@@ -345,6 +348,7 @@ def round_points(st, prm, s):
     return hand_points(h1[s], h2[s], hj[s])
 
 
+@by_symbol
 @njit(cache=True, _nrt=False)
 def finish_round(st, prm, seatout, info, log, nl, log_on):
     """Log the end of the round and fill ``seatout[3, P]`` (claims, down, points) and ``info[5]``."""
@@ -460,6 +464,7 @@ def apply_take(st, from_pile, prm, mp, state, log, nl, log_on):
     return state, nl
 
 
+@by_symbol
 @njit(cache=True, _nrt=True, forceinline=False)
 def laydown_out(st, p, mp, exact, log, nl, log_on):
     """Loba's "go out at once" round (the contract uses every dealt card) for a hand with
@@ -592,6 +597,7 @@ def can_lay_down(st, p, mp):
     return contract_ok(st[0][p], st[1][p], st[2][p], sv[V_K], sv[V_M], mp)
 
 
+@by_symbol
 @njit(cache=True, _nrt=True, forceinline=False)
 def _lay_down_contract(st, p, prm, mp, exact, log, nl, log_on):
     """Seat ``p`` lays down the solver's best lay-down (apart from :func:`apply_laydown`: the
@@ -644,6 +650,7 @@ def apply_laydown(st, go, prm, mp, cseat, exact, log, nl, log_on):
     return _lay_down_contract(st, p, prm, mp, exact, log, nl, log_on)
 
 
+@by_symbol
 @njit(cache=True, _nrt=False, forceinline=False)
 def greedy_layoffs(st, prm, mp, log, nl, log_on):
     """Every lay-off the heuristic makes, in its order: naturals (ascending codes, repeated), then joker

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.bits import popcount
 from cardsim.simcore.rummy.cards import RANK_POINTS
@@ -46,6 +47,7 @@ def _left(a1, a2, j):
     return n, pts
 
 
+@by_symbol
 @njit(cache=True, _nrt=False)
 def _close_runs(rows, m, a1, a2, reserve, circular):
     """Lay every held natural that fits an escalera end (keeping ``reserve[r]`` naturals of rank ``r``)."""
@@ -100,6 +102,7 @@ def _place_joker(rows, i, high, circular, no_adjacent):
     return True
 
 
+@by_symbol
 @njit(cache=True, _nrt=False)
 def _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand, work, seq):
     """Lengthen the escaleras (naturals, then every multiset of joker placements), let the tríos
@@ -177,6 +180,7 @@ def _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, 
                 seq[u] = seq[t]
 
 
+@by_symbol
 @njit(cache=True, _nrt=False)
 def _trio_choices(runs, m, a1, a2, j, k, mp, best, best_rows, best_hand, work, scratch):
     """Every choice of trío ranks and core jokers after the escalera cores ``runs``.
@@ -239,6 +243,7 @@ def _set_core(runs, i, w, pat):
     runs[i, 5] = 0
 
 
+@by_symbol
 @njit(cache=True, _nrt=True)
 def exact_laydown(a1, a2, jokers, k, m, mp):
     """The lay-down of ``k`` tríos + ``m`` escaleras, lengthened by same-turn lay-offs on its own

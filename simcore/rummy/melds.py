@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.rummy.cards import RANK_POINTS
 # contract search pieces used here, and names re-exported for callers of this module
@@ -161,6 +162,7 @@ def _extend_runs(a1, a2, jokers, runs, n_runs, circular, no_adjacent, use_jokers
     return a1, a2, jokers, pts
 
 
+@by_symbol
 @njit(cache=True)
 def _leaf_eval(a1, a2, jokers, k, runs, n_runs, mp, extend, order, tr_t, tr_j, tr_n, work):
     """Points melded after the escaleras ``runs``: tríos, then (``extend``) lay-offs.
@@ -238,6 +240,7 @@ def _keep(v, pts, order, depth, runs, best, best_runs):
                 best_runs[i, c] = runs[i, c]
 
 
+@by_symbol
 @njit(cache=True, _nrt=True)
 def _best_search(a1, a2, jokers, k, m, mp, extend, best_runs, best, tr_t, tr_j, tr_n):
     """Best points melded over all escalera choices into ``best = [points, order]`` (-1: none)."""
@@ -291,6 +294,7 @@ def _best_search(a1, a2, jokers, k, m, mp, extend, best_runs, best, tr_t, tr_j, 
         p0 += 1
 
 
+@by_symbol
 @njit(cache=True, _nrt=True)
 def best_laydown(a1, a2, jokers, k, m, mp, extend):
     """The lay-down of ``k`` tríos + ``m`` escaleras leaving the fewest points in hand.
@@ -400,6 +404,7 @@ def lay_off(meld, code, mp, joker_swap):
     return LAY_NO
 
 
+@by_symbol
 @njit(cache=True)
 def best_discard(a1, a2, jokers, k, m, mp, cap):
     """The discard that leaves the hand closest to its contract.

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.rng import randbelow
 from cardsim.simcore.rummy.cards import JOKER, card_points
@@ -56,6 +57,7 @@ DISCARD_ORDER = np.array(sorted(range(52), key=lambda c: (-[20, 2, 3, 4, 5, 6, 7
 
 
 # ----------------------------------------------------------------------------- heuristic pieces
+@by_symbol
 @njit(cache=True, _nrt=False, forceinline=False)
 def heuristic_discard(a1, a2, j, k, m, mp, d_full, cap):
     """Same answer as :func:`best_discard` given the hand's (capped) distance ``d_full``:

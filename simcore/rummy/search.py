@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.rng import next_u64, randbelow
 from cardsim.simcore.rummy.cards import add_card, card_points, remove_card
@@ -72,6 +73,7 @@ def _discard_rank(c):
     return card_points(c) * 64 + c
 
 
+@by_symbol
 @njit(cache=True, _nrt=False)
 def heuristic_hand(cards, t, n, cnt, turns, known, k, m, mp, sstate):
     """Deal an opponent's ``cnt`` unknown cards into ``cards[t:t+cnt]`` (drawn from ``cards[t:n]``,
@@ -151,6 +153,7 @@ def refresh_distance(st, q, mp):
         seat[F_DIST, q] = distance(st[0][q], st[1][q], st[2][q], sv[V_K], sv[V_M], mp, HEUR_CAP)
 
 
+@by_symbol
 @njit(cache=True, _nrt=True)
 def unseen_pool(st, me, prm):
     """Counts per card code (``int64[53]``, 52 = joker) of the cards seat ``me`` has not seen:
@@ -173,6 +176,7 @@ def unseen_pool(st, me, prm):
     return pool
 
 
+@by_symbol
 @njit(cache=True, _nrt=True)
 def sample_world(st, me, prm, mp, world, sstate):
     """Copy ``st`` into ``world`` with the cards seat ``me`` cannot see redealt at random (stream
@@ -274,6 +278,7 @@ def _add(st, q, c):
     st[0][q], st[1][q], st[2][q] = add_card(st[0][q], st[1][q], st[2][q], c)
 
 
+@by_symbol
 @njit(cache=True, _nrt=False)
 def rollout(st, prm, mp, cseat, exact, state, log):
     """Play the round in ``st`` to its end with the heuristic at every seat (no log)."""
@@ -287,6 +292,7 @@ def rollout(st, prm, mp, cseat, exact, state, log):
         state, nl = apply_decision(st, d, prm, mp, cseat, exact, state, log, nl, log_on)
 
 
+@by_symbol
 @njit(cache=True, _nrt=False)
 def candidates(st, me, prm, mp, out):
     """The candidate decisions of seat ``me`` in the phase due, the heuristic's first, into ``out``; returns the count."""
@@ -355,6 +361,7 @@ def candidates(st, me, prm, mp, out):
     return n
 
 
+@by_symbol
 @njit(cache=True, _nrt=True)
 def search_choose(st, me, prm, mp, cseat, exact, budget, sstate):
     """The search's decision for seat ``me`` in the phase due. Returns ``(search state, decision)``."""

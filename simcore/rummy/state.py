@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.config import Rules, param_layout
 
@@ -60,6 +61,7 @@ def new_state(P, D):
             np.zeros(N_SV, np.int64))
 
 
+@by_symbol
 @njit(cache=True, _nrt=False)
 def copy_state(dst, src):
     """Copy state ``src`` into ``dst`` (same shapes; element loops: an array-to-array slice

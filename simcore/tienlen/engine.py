@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.jit import INNER
 from cardsim.simcore.bits import highest_bit, lowest_bit, popcount
@@ -103,6 +104,7 @@ _U48 = np.uint64(48)
 _LADDERS = np.array([[3, 2, 1, 0], [4, 3, 2, 1]], np.int64)
 
 
+@by_symbol
 @njit(cache=True, **INNER)
 def start_game(hands, first, prev_winner, prm, st, flags, meta, seat, log, log_on):
     """Set up ``st`` for the dealt ``hands``: statistics, leader, instant win.
@@ -303,6 +305,7 @@ def decide_and_apply(st, hands, P, seat, policy, move, mcls, is_passed, log, nl,
     return nl
 
 
+@by_symbol
 @njit(cache=True, _nrt=False, **INNER)
 def run_turns(st, hands, prm, pol, rng, seat, log, nl, log_on, acls, amin, counts, cand, ccls, stop_seat):
     """Play turns until the game ends (``RUN_DONE``), ``stop_seat`` (>= 0) has a place
@@ -347,6 +350,7 @@ def seat_points(st, hands, prm, s):
     return total
 
 
+@by_symbol
 @njit(cache=True, **INNER)
 def finish_game(st, hands, prm, meta, seat):
     """Places, points, cards left and the game's length into ``meta`` and ``seat``."""

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.jit import INNER
 from cardsim.simcore.bits import highest_bit, lowest_bit, popcount
@@ -184,6 +185,7 @@ def play_value(h, base, m, c, table_cls, opp_min):
     return v
 
 
+@by_symbol
 @njit(cache=True, _nrt=False, **INNER)
 def choose_heuristic(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up, cand, ccls):
     """The heuristic's play ``(mask, class)``; class -1 = pass."""

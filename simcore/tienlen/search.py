@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.jit import INNER
 from cardsim.simcore.movelog import LOG_WIDTH
@@ -129,6 +130,7 @@ def deal_world(st, P, me, hand, cards, world):
         world[o] = m
 
 
+@by_symbol
 @njit(cache=True, _nrt=False, **INNER)
 def rollout(st, world, prm, pol, me, move, mcls, is_passed, st2, hands2, seat2, log, acls, amin, counts, cand, ccls,
             stop):
@@ -148,6 +150,7 @@ def rollout(st, world, prm, pol, me, move, mcls, is_passed, st2, hands2, seat2, 
     return st2[ST_PLACE + me] == 1, seat_points(st2, hands2, prm, me)
 
 
+@by_symbol
 @njit(cache=True, **INNER)
 def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls):
     """The search's decision for the seat to move: ``(mask, class, srng, rollouts)``

@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.blocks import run_blocks
 from cardsim.simcore.jit import INNER
@@ -78,6 +79,7 @@ from cardsim.simcore.tusac.search import search_choose
 FIN_ROWS = 10
 
 
+@by_symbol
 @njit(cache=True, **INNER)
 def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab, kind_tab, cur,
               deck, hands, table, discards, locked, exp_pts, exp_kinds, okind, opts, orev, meta, seat, log, log_on,
@@ -108,6 +110,7 @@ def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, sc
                        orev, trash_tab, score_tab, kind_tab, log, log_on, fin)
 
 
+@by_symbol
 @njit(cache=True, nogil=True)
 def _play_block(seed, start, count, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
                 kind_tab, meta, seat, log, nlog, fin, log_on):
