@@ -15,6 +15,10 @@ A caller loaded from Numba's on-disk cache must find its callees already loaded:
 records its callees in ``reload_init``, which Numba runs before it loads the caller's
 machine code, and which loads (or compiles) each callee first.
 
+Importing this module patches Numba (see :func:`install`); every module whose kernels call a
+``@by_symbol`` kernel imports it (directly or through the callee's module) before compiling,
+and a light command that never touches a kernel does not import Numba at all.
+
 The machine code is the same either way, so results are identical. ``CARDSIM_LINK_BY_SYMBOL=0``
 switches back to Numba's own linking for kernels compiled from then on (cache entries of
 either kind load under either setting).

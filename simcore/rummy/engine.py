@@ -54,7 +54,8 @@ the callee sets its own.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.rummy.cards import JOKER, add_card, card_points, remove_card
@@ -464,6 +465,20 @@ def apply_take(st, from_pile, prm, mp, state, log, nl, log_on):
     return state, nl
 
 
+def exact_switch(exact, prm):
+    """``laydown_out``'s ``exact``: None when ``exact`` is None, else the rules' exact switch."""
+    return None if exact is None else prm[P_EXACT]
+
+
+@overload(exact_switch)
+def _exact_switch_typed(exact, prm):
+    # Chosen by type while compiling: an `if exact is None` in the caller typed both
+    # branches and compiled laydown_out twice (about 6 s of a first Continental run).
+    if isinstance(exact, types.NoneType):
+        return lambda exact, prm: None
+    return lambda exact, prm: prm[P_EXACT]
+
+
 @by_symbol
 @njit(cache=True, _nrt=True, forceinline=False)
 def laydown_out(st, p, mp, exact, log, nl, log_on):
@@ -638,10 +653,7 @@ def apply_laydown(st, go, prm, mp, cseat, exact, log, nl, log_on):
     if cseat is not None:  # without claims no hand holds more than the contract + 1 cards
         if sv[V_OUT_AT_ONCE] and n_cards(h1[p], h2[p], hj[p]) > 3 * k + 4 * m + 1:
             # Loba's final round with bought cards: only a lay-down that takes the whole hand
-            if exact is None:
-                ok, nl = laydown_out(st, p, mp, None, log, nl, log_on)
-            else:
-                ok, nl = laydown_out(st, p, mp, prm[P_EXACT], log, nl, log_on)
+            ok, nl = laydown_out(st, p, mp, exact_switch(exact, prm), log, nl, log_on)
             if ok:
                 seat[F_DOWN, p] = 1
                 sv[V_LAID_NOW] = 1
