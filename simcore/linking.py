@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import importlib
 import os
+import zlib
 
-from numba.core import caching, codegen, dispatcher
+from numba.core import bytecode, caching, codegen, dispatcher
 
 ENABLED = os.environ.get("CARDSIM_LINK_BY_SYMBOL", "1") != "0"
 BY_SYMBOL: set[tuple[str, str]] = set()  # (module, qualname) of the kernels linked by symbol
@@ -88,9 +89,26 @@ class LoadCallee:
             raise StaleCallee(f"{self.module}.{self.qualname} is now {symbol}, not {self.symbol}")
 
 
+_original_from_function = bytecode.FunctionIdentity.from_function.__func__
 _original_add_overload = dispatcher.Dispatcher.add_overload
 _original_add_linking_library = codegen.CPUCodeLibrary.add_linking_library
 _original_load_overload = caching.Cache.load_overload
+
+
+def _from_function(cls, pyfunc):
+    """A by-symbol kernel's symbol is the same in every process.
+
+    Numba numbers every compilation in a process (its ``unique_id``, part of the symbol), so
+    a kernel compiled by the compile-plan helper and again by the main process got two
+    names, and callers cached by one could not call the other's code. A module-level
+    kernel needs no per-process number: its number is derived from where it is defined.
+    """
+    identity = _original_from_function(cls, pyfunc)
+    if (identity.modname, identity.func_qualname) in BY_SYMBOL:
+        where = f"{identity.modname}.{identity.func_qualname}:{identity.firstlineno}"
+        identity.unique_id = 1_000_000 + zlib.crc32(where.encode()) % 1_000_000_000
+        identity.unique_name = f"{identity.func_qualname}${identity.unique_id}"
+    return identity
 
 
 def _add_overload(self, cres):
@@ -133,6 +151,7 @@ def install() -> None:
     With ``CARDSIM_LINK_BY_SYMBOL=0`` no kernel is linked by symbol, but cache entries that
     were (and their callers) still load correctly.
     """
+    bytecode.FunctionIdentity.from_function = classmethod(_from_function)
     dispatcher.Dispatcher.add_overload = _add_overload
     codegen.CPUCodeLibrary.add_linking_library = _add_linking_library
     caching.Cache.load_overload = _load_overload

@@ -148,3 +148,32 @@ def test_a_cached_caller_whose_callee_changed_is_compiled_again(tmp_path):
     (tmp_path / "lk_inner.py").write_text(INNER_V2)
     # The cached outer calls the old symbol: loading it would abort or run stale code.
     assert _run(tmp_path, "1") == {"value": 1090, "outer_from_cache": False}
+
+
+SYMBOL = textwrap.dedent('''
+    import sys
+    import numpy as np
+    from numba import njit
+    from lk_inner import inner
+
+    if sys.argv[1] == "other-first":  # numbers one more compilation before inner's
+        njit(lambda x: x + 1)(1)
+    inner(np.arange(3), 2)
+    (cres,) = inner.overloads.values()
+    print(cres.fndesc.mangled_name)
+''')
+
+
+def test_a_by_symbol_kernel_has_the_same_symbol_in_every_process(tmp_path):
+    """Two processes that compile the same kernel (the compile plan's helper and the main
+    process) must name it alike, or callers cached by one cannot call the other's code."""
+    (tmp_path / "lk_inner.py").write_text(INNER_V1)
+    (tmp_path / "lk_sym.py").write_text(SYMBOL)
+    names = []
+    for order in ("direct", "other-first"):
+        env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / f"cache-{order}"), PYTHONPATH=str(tmp_path))
+        out = subprocess.run([sys.executable, str(tmp_path / "lk_sym.py"), order], env=env, capture_output=True,
+                             text=True, timeout=300)
+        assert out.returncode == 0, out.stderr[-2000:]
+        names.append(out.stdout.strip().splitlines()[-1])
+    assert names[0] == names[1] and "inner" in names[0]
