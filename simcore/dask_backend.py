@@ -117,6 +117,13 @@ def execute_dask(run, chunk_ids: list[int], scheduler: str | None = None, worker
                 if on_chunk is not None:
                     on_chunk(done, len(chunk_ids))
         except BaseException:
+            # distributed's event-loop thread may still log its own callbacks' errors about
+            # the interrupted call after we return (a NameError in its sync() on an early
+            # Ctrl-C): the run is over and reported, so those loggers stay silent from here on
+            # (child loggers: _quiet_logs restores the parents' levels on the way out).
+            for name in ("tornado.application", "tornado.general", "distributed.client", "distributed.utils",
+                         "distributed.core"):
+                logging.getLogger(name).setLevel(logging.CRITICAL + 1)
             if cluster is None:  # a remote cluster outlives us: stop its work (a LocalCluster just closes)
                 with _quiet_logs(logging.CRITICAL + 1), contextlib.suppress(BaseException):
                     client.cancel(futures)
