@@ -29,7 +29,7 @@ import importlib
 import os
 import zlib
 
-from numba.core import bytecode, caching, codegen, dispatcher
+from numba.core import bytecode, caching, codegen, dispatcher, types
 
 ENABLED = os.environ.get("CARDSIM_LINK_BY_SYMBOL", "1") != "0"
 BY_SYMBOL: set[tuple[str, str]] = set()  # (module, qualname) of the kernels linked by symbol
@@ -93,6 +93,7 @@ _original_from_function = bytecode.FunctionIdentity.from_function.__func__
 _original_add_overload = dispatcher.Dispatcher.add_overload
 _original_add_linking_library = codegen.CPUCodeLibrary.add_linking_library
 _original_load_overload = caching.Cache.load_overload
+_original_get_call_template = dispatcher.Dispatcher.get_call_template
 
 
 def _from_function(cls, pyfunc):
@@ -137,6 +138,27 @@ def _add_linking_library(self, library):
     self._reload_init.update(library._reload_init)  # harmless; keeps the load order complete
 
 
+def _plain_int(t):
+    return types.unliteral(t) if isinstance(t, types.IntegerLiteral) else t
+
+
+def _get_call_template(self, args, kws):
+    """A cardsim kernel called from another is compiled once per plain integer type, not
+    once per integer constant.
+
+    Numba types a constant argument as a literal (``Literal[int](0)``) and compiles the
+    callee for it, so a variable that starts as a constant and is changed later (``t = 0``
+    then ``t += n``) compiled the callee twice: once while type inference still saw the
+    constant, once for ``int64``. For a game loop that is several seconds of a first run.
+    Boolean constants keep their literal type: kernels use them as compile-time switches
+    (a move log or a search stop compiled out of the turn loop).
+    """
+    if getattr(self.py_func, "__module__", "").startswith("cardsim."):
+        args = tuple(_plain_int(a) for a in args)
+        kws = {k: _plain_int(v) for k, v in kws.items()}
+    return _original_get_call_template(self, args, kws)
+
+
 def _load_overload(self, sig, target_context):
     """A cache entry whose by-symbol callee is stale is a cache miss, not an error."""
     try:
@@ -155,6 +177,7 @@ def install() -> None:
     dispatcher.Dispatcher.add_overload = _add_overload
     codegen.CPUCodeLibrary.add_linking_library = _add_linking_library
     caching.Cache.load_overload = _load_overload
+    dispatcher.Dispatcher.get_call_template = _get_call_template
 
 
 install()

@@ -91,9 +91,10 @@ def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, sc
                              exp_pts, exp_kinds, seat, log, log_on)
     meta[M_MULL] = mull
     search_state = search_key(seed, index)
-    # Literal on purpose: without a search seat ``forced`` stays NO_FORCE and the flags
-    # are constants, so numba compiles their branches out of the turn loop (faster).
-    forced = NO_FORCE
+    # The flags are constants, so numba compiles their branches out of the turn loop
+    # (faster). ``forced`` is a plain int64 from the start: a literal NO_FORCE made a run
+    # with a search seat compile ``advance`` twice (once while still typing ``forced``).
+    forced = np.int64(NO_FORCE)
     while True:
         state, stopped = advance(prm, pol, forced, True, False, cur, deck, hands, table, discards, locked, exp_pts,
                                  exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log,
@@ -232,7 +233,7 @@ def _run_to_decision(seed, index, prm, pol, budgets, g_sizes, g_products, trash_
     state, mull = start_game(seed, index, prm, g_sizes, g_products, cur, deck, hands, table, discards, locked,
                              exp_pts, exp_kinds, seat, log, np.bool_(False))
     search_state = search_key(seed, index)
-    forced = NO_FORCE  # as in play_game, so that both call the same compiled advance
+    forced = np.int64(NO_FORCE)  # as in play_game, so that both call the same compiled advance
     k = 0
     while True:
         state, stopped = advance(prm, pol, forced, True, False, cur, deck, hands, table, discards, locked, exp_pts,
