@@ -1,12 +1,13 @@
 """Cold start: every command's first run on a fresh install (empty Numba cache) and its
 second run (warm cache), wall-clock seconds, one process per run.
 
-    python benchmarks/bench_cold_start.py [--only play] [--games tienlen,tusac]
+    python benchmarks/bench_cold_start.py [--only play] [--games tienlen,tusac] [--after-compile]
 
 The first run compiles the kernels the command needs (Numba ``cache=True`` writes them to
 ``NUMBA_CACHE_DIR``, here a fresh temporary folder per command so that every command is
 measured cold); the second run loads them. Also prints the CLI's own overhead
-(``cardsim --help`` and ``cardsim games``).
+(``cardsim --help`` and ``cardsim games``). ``--after-compile`` times instead, per game,
+``cardsim compile GAME`` on an empty cache and then each command's first run after it.
 """
 from __future__ import annotations
 
@@ -46,12 +47,29 @@ def timed(args: list[str], cache: str, parallel: bool = True) -> float:
     return elapsed
 
 
+def after_compile(games: list[str], only: str) -> None:
+    """Per game, one fresh cache: ``cardsim compile GAME``, then every command's first run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        print(f"{'command':28s} {'first run after compile':>24s}")
+        for game in games:
+            cache = str(work / game)
+            print(f"{'compile ' + game:28s} {timed(['compile', game, '--quiet'], cache):22.1f} s", flush=True)
+            for label, cmd in commands([game], work):
+                if game in label and (not only or only in label):
+                    print(f"{label:28s} {timed(cmd, cache):22.1f} s", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default="tienlen,tusac,loba,continental")
     parser.add_argument("--only", default="", help="run only commands whose label contains this text")
     parser.add_argument("--serial", action="store_true", help="also time each first run compiled in one process")
+    parser.add_argument("--after-compile", action="store_true",
+                        help="per game: `cardsim compile GAME` cold, then each command's first run")
     args = parser.parse_args()
+    if args.after_compile:
+        return after_compile(args.games.split(","), args.only)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         overhead = [timed(["--help"], str(work / "h")), timed(["games"], str(work / "h"))]

@@ -262,6 +262,34 @@ def prepare(key: str) -> float:
     mine, helper, spine = split(entries)
     if not helper or not _is_cold(entries, helper + mine):
         return 0.0
+    return _compile_in_two(key, entries, mine, helper)
+
+
+def compile_ahead(key: str) -> tuple[bool, int]:
+    """Compile every kernel of plan ``key`` into Numba's cache now, as its command's first
+    run would (two processes at once when the cache is cold), so that the command's first
+    run loads them instead. Returns ``(was_cold, kernels)``: whether anything needed
+    compiling and how many kernels the plan names (0: no plan)."""
+    entries = load(key)
+    if not entries:
+        return False, 0
+    roots = [i for i, e in enumerate(entries) if e.parent < 0]
+    cold = any(_is_cold(entries, [i]) for i in roots)
+    if cold and enabled():
+        # only the subtrees still missing: an earlier plan (another task of the game) may
+        # have compiled some of them already
+        mine, helper, _ = split(entries)
+        mine = [i for i in mine if _is_cold(entries, [i])]
+        helper = [i for i in helper if _is_cold(entries, [i])]
+        if helper:
+            _compile_in_two(key, entries, mine, helper)
+    compile_entries(entries, roots)  # the serial kernels; the rest load from the cache
+    return cold, len(entries)
+
+
+def _compile_in_two(key: str, entries: list[Entry], mine: list[int], helper: list[int]) -> float:
+    """Compile ``helper`` (entry indices of plan ``key``) in a helper process while this
+    process compiles ``mine``; wait for the helper. Returns the seconds spent."""
     start = time.perf_counter()
     env = dict(os.environ, **{ENV_SWITCH: "0"})
     proc = subprocess.Popen([sys.executable, "-m", "cardsim.simcore.compile_plan", "compile", key,

@@ -101,3 +101,31 @@ def test_every_shipped_plan_names_existing_kernels(game):
         assert plan, f"no compile plan {key}: python -m cardsim.simcore.compile_plan record-all {game}"
         for entry in plan:
             assert isinstance(compile_plan._dispatcher(entry), CPUDispatcher), entry
+
+
+def _cardsim(args: list[str], cache: str, plans: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache, **{compile_plan.ENV_PLANS: plans, compile_plan.ENV_SWITCH: "1"})
+    return subprocess.run([sys.executable, "-m", "cardsim", *args], env=env, capture_output=True, text=True)
+
+
+def test_compile_command_fills_the_cache_once(tmp_path):
+    plan = [Entry("cardsim.simcore.rng", "shuffle_plan", (types.int64, types.int64), -1, 2.0),
+            Entry("cardsim.simcore.rng", "shuffle_prefix", (types.uint64, types.int64[::1], types.int64), -1, 2.0)]
+    (tmp_path / "tienlen-deal.pkl").write_bytes(pickle.dumps([vars(e) for e in plan], protocol=4))
+    cache, plans = str(tmp_path / "numba"), str(tmp_path)
+    first = _cardsim(["compile", "tienlen", "--tasks", "deal"], cache, plans)
+    assert first.returncode == 0, first.stderr
+    assert "tienlen deal: compiled in" in first.stderr and "(2 kernels)" in first.stderr
+    assert _run(SETUP + "plan = cp.load('tienlen-deal'); print(cp._is_cold(plan, [0]), cp._is_cold(plan, [1]))",
+                cache, plans) == "False False"
+    second = _cardsim(["compile", "tienlen", "--tasks", "deal"], cache, plans)
+    assert second.returncode == 0 and "tienlen deal: already compiled" in second.stderr
+    # a task without a plan in this folder says so instead of failing
+    assert "tienlen play: no compile plan" in _cardsim(["compile", "tienlen", "--tasks", "play"], cache, plans).stderr
+
+
+@pytest.mark.parametrize("args, message", [(["nope"], "unknown game 'nope'"),
+                                           (["tienlen", "--tasks", "deal,plya"], "--tasks takes")])
+def test_compile_command_refuses_bad_input(tmp_path, args, message):
+    result = _cardsim(["compile", *args], str(tmp_path / "numba"), str(tmp_path))
+    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
