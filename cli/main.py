@@ -41,7 +41,8 @@ app = typer.Typer(
         "Games: tienlen (Tiến Lên), tusac (four-colour cards / Tứ Sắc), loba, continental. "
         "Compare rule variants on the same deals with `cardsim experiment`.\n\n"
         "The first run of a command compiles its kernels (seconds to a minute; later runs load "
-        "them from the cache) in two processes at once: CARDSIM_PARALLEL_COMPILE=0 keeps it to one."
+        "them from the cache) in two processes at once: CARDSIM_PARALLEL_COMPILE=0 keeps it to one. "
+        "`cardsim compile [GAME...]` compiles ahead of time, once, so that first runs start at once."
     ),
     add_completion=False,
     no_args_is_help=True,

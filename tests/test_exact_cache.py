@@ -91,3 +91,44 @@ def test_old_files_are_pruned(cache, monkeypatch):
         exact_cache.cached_exact_rows("tienlen", spec.exact, spec.rules_cls.from_settings({"players": players}),
                                       resolve_ref(spec.exact))
     assert len(list(cache.glob("exact-tienlen-*.json"))) == 2
+
+
+def test_cached_arrays_are_computed_once_read_back_identical_and_survive_damage(cache):
+    import numpy as np
+
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"a": np.arange(12, dtype=np.int16).reshape(3, 4), "b": np.array([-1, 5], np.int8)}
+
+    first = exact_cache.cached_arrays("demo-tables", "(1, 2)", [exact_cache], compute)
+    second = exact_cache.cached_arrays("demo-tables", "(1, 2)", [exact_cache], compute)
+    assert len(calls) == 1
+    for name in ("a", "b"):
+        assert second[name].dtype == first[name].dtype and np.array_equal(second[name], first[name])
+        assert not second[name].flags.writeable
+    other = exact_cache.cached_arrays("demo-tables", "(1, 3)", [exact_cache], compute)  # another key: computed
+    assert len(calls) == 2 and np.array_equal(other["a"], first["a"])
+    for path in cache.glob("demo-tables-*.npz"):
+        path.write_bytes(b"PK\x03\x04 damaged")
+    again = exact_cache.cached_arrays("demo-tables", "(1, 2)", [exact_cache], compute)
+    assert len(calls) == 3 and np.array_equal(again["a"], first["a"])
+
+
+def test_tusac_meld_tables_from_the_cache_equal_the_built_ones(cache):
+    import numpy as np
+
+    from cardsim.simcore.tusac import melds
+
+    points = (0, 1, 3, 4, False)
+    built = melds._build_meld_tables(points)
+    melds._meld_tables.cache_clear()
+    cached = melds._meld_tables(points)  # writes the file
+    melds._meld_tables.cache_clear()
+    loaded = melds._meld_tables(points)  # reads it
+    assert list(cache.glob("tusac-meld-tables-*.npz"))
+    for name in ("trash", "score", "win"):
+        assert np.array_equal(getattr(loaded, name), built[name]) and getattr(loaded, name).dtype == built[name].dtype
+        assert np.array_equal(getattr(cached, name), built[name])
+    melds._meld_tables.cache_clear()

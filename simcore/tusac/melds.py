@@ -50,11 +50,14 @@ from __future__ import annotations
 
 import functools
 import itertools
+import sys
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
+from cardsim.simcore.exact_cache import cached_arrays
+from cardsim.simcore.tusac import cards as _cards
 from cardsim.simcore.tusac.cards import N_COLOURS, N_TYPES, SOLDIER, type_id
 
 DEFAULT_POINTS = (2, 1, 1, 4, True)
@@ -62,6 +65,8 @@ DEFAULT_POINTS = (2, 1, 1, 4, True)
 # Part layout in the flat tables.
 CMD, FIELD, SOLDIERS = 0, 1, 2
 PART_SIZES = (3, 3, 4)
+#: The code the cached tables depend on (an edit makes a new cache file).
+_TABLE_SOURCES = (sys.modules[__name__], _cards)
 #: States per part kind: counts in base 5, then one lock bit per type.
 PART_STATES = (125 * 8, 125 * 8, 625 * 16)
 PART_OFFSET = (0, PART_STATES[0], PART_STATES[0] + PART_STATES[1])
@@ -228,6 +233,12 @@ def meld_tables(points=DEFAULT_POINTS) -> MeldTables:
 
 @functools.lru_cache(maxsize=None)
 def _meld_tables(points) -> MeldTables:
+    # built in plain Python (about 2 s): kept in cardsim's cache folder between runs
+    arrays = cached_arrays("tusac-meld-tables", repr(points), _TABLE_SOURCES, lambda: _build_meld_tables(points))
+    return MeldTables(arrays["trash"], arrays["score"], arrays["win"])
+
+
+def _build_meld_tables(points) -> dict:
     trash = np.zeros(N_STATES, np.int8)
     score = np.zeros(N_STATES, np.int16)
     win = np.full((N_STATES, 4), IMPOSSIBLE, np.int16)
@@ -240,9 +251,7 @@ def _meld_tables(points) -> MeldTables:
                 trash[idx], score[idx] = solver.locked(counts, lock)
                 for j in range(size):
                     win[idx, j] = solver.win(counts, lock, j)
-    for a in (trash, score, win):
-        a.setflags(write=False)
-    return MeldTables(trash, score, win)
+    return {"trash": trash, "score": score, "win": win}
 
 
 def tables_for(rules) -> MeldTables:
@@ -446,6 +455,11 @@ def kind_tables(points=DEFAULT_POINTS) -> np.ndarray:
 
 @functools.lru_cache(maxsize=None)
 def _kind_tables(points) -> np.ndarray:
+    return cached_arrays("tusac-kind-tables", repr(points), _TABLE_SOURCES,
+                         lambda: {"kinds": _build_kind_tables(points)})["kinds"]
+
+
+def _build_kind_tables(points) -> np.ndarray:
     out = np.zeros((N_STATES, len(MELD_NAMES)), np.int8)
     for kind in (CMD, FIELD, SOLDIERS):
         solver = _solver(kind, points)
@@ -459,5 +473,4 @@ def _kind_tables(points) -> np.ndarray:
                 idx = PART_OFFSET[kind] + _encode(counts, lock)
                 for name, _ in _reconstruct(solver, counts, lock, types, target):
                     out[idx, MELD_NAMES.index(name)] += 1
-    out.setflags(write=False)
     return out
