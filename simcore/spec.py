@@ -174,6 +174,10 @@ class GameSpec:
         ``"module:attribute"`` of the game's :class:`~cardsim.simcore.custom_events.HandsSpec`
         (the hand a user's own deal event receives, ``--event``); empty when the game
         takes no custom events yet.
+    tables : str
+        ``"module:function"`` that builds the game's plain-Python lookup tables for a
+        rules object, ``function(rules)``, keeping them in cardsim's cache folder;
+        ``cardsim compile`` calls it with the default rules. Empty when the game has none.
     throughput : mapping
         ``{task: runs per second on one core}``, rough (deals for ``deal``, games or
         rounds for ``play``), for the time estimate that refuses runs that cannot finish
@@ -192,6 +196,7 @@ class GameSpec:
     exact: str = ""
     ledger: str = ""
     hands: str = ""
+    tables: str = ""
     throughput: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -235,7 +240,7 @@ class GameSpec:
             getattr(self, piece)
         for metric in self.metrics.values():
             metric.function
-        for piece in ("exact", "ledger"):
+        for piece in ("exact", "ledger", "tables"):
             ref = getattr(self, piece)
             if ref and not callable(resolve_ref(ref)):
                 raise TypeError(f"GameSpec {self.name!r}: {piece} {ref!r} is not callable")

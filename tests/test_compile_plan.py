@@ -129,3 +129,14 @@ def test_compile_command_fills_the_cache_once(tmp_path):
 def test_compile_command_refuses_bad_input(tmp_path, args, message):
     result = _cardsim(["compile", *args], str(tmp_path / "numba"), str(tmp_path))
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_compile_command_builds_the_lookup_tables_into_the_cache_folder(tmp_path):
+    # no compile plans in this folder: only the tables are built
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"), CARDSIM_CACHE_DIR=str(tmp_path / "cardsim"),
+               **{compile_plan.ENV_PLANS: str(tmp_path)})
+    result = subprocess.run([sys.executable, "-m", "cardsim", "compile", "tusac", "--tasks", "deal"], env=env,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    names = sorted(p.name.rsplit("-", 1)[0] for p in (tmp_path / "cardsim").glob("*.npz"))
+    assert names == ["tusac-kind-tables", "tusac-meld-tables"]

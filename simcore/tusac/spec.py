@@ -24,5 +24,6 @@ SPEC = GameSpec(
     exact=f"{_PACKAGE}.exact:exact_table",
     ledger=f"{_PACKAGE}.log:card_ledger",
     hands=f"{_PACKAGE}.events:HANDS",
+    tables=f"{_PACKAGE}.play:tables",
     throughput={"deal": 2.5e6, "play": 2e4},  # deals or games per second and core, conservative
 )
