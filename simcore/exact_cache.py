@@ -99,12 +99,18 @@ def cached_exact_rows(game: str, ref: str, rules, compute: Callable[[Any], list]
 def _write_atomically(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` via a temporary file and a rename; give up silently on
     any OS error (a read-only home only costs the recomputation next time)."""
+    _replace_atomically(path, lambda stream: stream.write(text.encode("utf-8")))
+
+
+def _replace_atomically(path: Path, write: Callable[[Any], None]) -> None:
+    """``write(binary stream)`` into a temporary file next to ``path``, then rename it to
+    ``path``; any OS error leaves ``path`` as it was and is ignored."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
         try:
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                stream.write(text)
+            with os.fdopen(handle, "wb") as stream:
+                write(stream)
             os.replace(temporary, path)
         except BaseException:
             os.unlink(temporary)
@@ -125,9 +131,10 @@ def _prune(folder: Path, name: str, suffix: str = "json") -> None:
         pass
 
 
-def cached_arrays(stem: str, key_text: str, modules: list, compute: Callable[[], dict]) -> dict:
-    """``compute()`` (a dict of NumPy arrays) from the disk cache when the same ``key_text``
-    and the same source of ``modules`` (the code that computes them) were computed before.
+def cached_arrays(stem: str, key_text: str, modules: list, names: tuple, compute: Callable[[], dict]) -> dict:
+    """``compute()`` (a dict of NumPy arrays named ``names``) from the disk cache when the
+    same ``key_text`` and the same source of ``modules`` (the code that computes them) were
+    computed before.
 
     Stored as ``{stem}-{hash}.npz`` next to the exact values; a missing, damaged or
     unwritable file only means computing the arrays. The arrays come back read-only.
@@ -143,32 +150,14 @@ def cached_arrays(stem: str, key_text: str, modules: list, compute: Callable[[],
     if path is not None:
         try:
             with np.load(path, allow_pickle=False) as data:
-                arrays = {name: data[name] for name in data.files}
+                arrays = {name: data[name] for name in names} if sorted(data.files) == sorted(names) else None
         except Exception:  # missing, unreadable or damaged: recompute (and rewrite) below
             arrays = None
     if arrays is None:
         arrays = compute()
         if path is not None:
-            _write_arrays_atomically(path, arrays)
+            _replace_atomically(path, lambda stream: np.savez(stream, **arrays))
             _prune(path.parent, stem, "npz")
     for array in arrays.values():
         array.setflags(write=False)
     return arrays
-
-
-def _write_arrays_atomically(path: Path, arrays: dict) -> None:
-    """Like :func:`_write_atomically`, for an ``.npz`` of ``arrays``."""
-    import numpy as np
-
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                np.savez(stream, **arrays)
-            os.replace(temporary, path)
-        except BaseException:
-            os.unlink(temporary)
-            raise
-    except OSError:
-        pass

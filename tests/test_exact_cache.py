@@ -102,18 +102,22 @@ def test_cached_arrays_are_computed_once_read_back_identical_and_survive_damage(
         calls.append(1)
         return {"a": np.arange(12, dtype=np.int16).reshape(3, 4), "b": np.array([-1, 5], np.int8)}
 
-    first = exact_cache.cached_arrays("demo-tables", "(1, 2)", [exact_cache], compute)
-    second = exact_cache.cached_arrays("demo-tables", "(1, 2)", [exact_cache], compute)
+    first = exact_cache.cached_arrays("demo-tables", "(1, 2)", [exact_cache], ("a", "b"), compute)
+    second = exact_cache.cached_arrays("demo-tables", "(1, 2)", [exact_cache], ("a", "b"), compute)
     assert len(calls) == 1
     for name in ("a", "b"):
         assert second[name].dtype == first[name].dtype and np.array_equal(second[name], first[name])
         assert not second[name].flags.writeable
-    other = exact_cache.cached_arrays("demo-tables", "(1, 3)", [exact_cache], compute)  # another key: computed
+    other = exact_cache.cached_arrays("demo-tables", "(1, 3)", [exact_cache], ("a", "b"), compute)  # new key
     assert len(calls) == 2 and np.array_equal(other["a"], first["a"])
     for path in cache.glob("demo-tables-*.npz"):
         path.write_bytes(b"PK\x03\x04 damaged")
-    again = exact_cache.cached_arrays("demo-tables", "(1, 2)", [exact_cache], compute)
+    again = exact_cache.cached_arrays("demo-tables", "(1, 2)", [exact_cache], ("a", "b"), compute)
     assert len(calls) == 3 and np.array_equal(again["a"], first["a"])
+    for path in cache.glob("demo-tables-*.npz"):  # a readable file with other arrays: recomputed too
+        np.savez(path, a=np.zeros(2))
+    again = exact_cache.cached_arrays("demo-tables", "(1, 2)", [exact_cache], ("a", "b"), compute)
+    assert len(calls) == 4 and np.array_equal(again["b"], first["b"])
 
 
 def test_tusac_meld_tables_from_the_cache_equal_the_built_ones(cache):

@@ -234,7 +234,8 @@ def meld_tables(points=DEFAULT_POINTS) -> MeldTables:
 @functools.lru_cache(maxsize=None)
 def _meld_tables(points) -> MeldTables:
     # built in plain Python (about 2 s): kept in cardsim's cache folder between runs
-    arrays = cached_arrays("tusac-meld-tables", repr(points), _TABLE_SOURCES, lambda: _build_meld_tables(points))
+    arrays = cached_arrays("tusac-meld-tables", repr(points), _TABLE_SOURCES, ("trash", "score", "win"),
+                           lambda: _build_meld_tables(points))
     return MeldTables(arrays["trash"], arrays["score"], arrays["win"])
 
 
@@ -455,7 +456,7 @@ def kind_tables(points=DEFAULT_POINTS) -> np.ndarray:
 
 @functools.lru_cache(maxsize=None)
 def _kind_tables(points) -> np.ndarray:
-    return cached_arrays("tusac-kind-tables", repr(points), _TABLE_SOURCES,
+    return cached_arrays("tusac-kind-tables", repr(points), _TABLE_SOURCES, ("kinds",),
                          lambda: {"kinds": _build_kind_tables(points)})["kinds"]
 
 
