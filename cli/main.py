@@ -678,8 +678,7 @@ def compile_command(
     from cardsim.simcore import compile_plan
 
     names = list(games or registry.game_names())
-    for name in names:
-        registry.get_spec(name)  # an unknown game: exit 2 before compiling anything
+    specs = [registry.get_spec(name) for name in names]  # an unknown game: exit 2 before compiling anything
     chosen = [t.strip() for t in tasks.split(",") if t.strip()]
     unknown = [t for t in chosen if t not in COMPILE_TASKS]
     if unknown or not chosen:
@@ -697,8 +696,7 @@ def compile_command(
             sys.stderr.write(f"{name} {task}: {what}\n")
     from cardsim.simcore.spec import resolve_ref
 
-    for name in names:  # the lookup tables a game builds in plain Python, into cardsim's cache folder
-        spec = registry.get_spec(name)
+    for spec in specs:  # the lookup tables a game builds in plain Python, into cardsim's cache folder
         if spec.tables:
             resolve_ref(spec.tables)(spec.rules_cls())
     if not quiet:

@@ -91,7 +91,7 @@ def cached_exact_rows(game: str, ref: str, rules, compute: Callable[[Any], list]
         rows = [(event, seat, Fraction(low), Fraction(high)) for event, seat, low, high in compute(rules)]
         if path is not None:
             _write_atomically(path, json.dumps(_encode(rows)))
-            _prune(path.parent, game)
+            _prune(path.parent, f"exact-{game}-*.json")
     _MEMORY[key] = rows
     return list(rows)
 
@@ -119,10 +119,9 @@ def _replace_atomically(path: Path, write: Callable[[Any], None]) -> None:
         pass
 
 
-def _prune(folder: Path, name: str, suffix: str = "json") -> None:
-    """Delete all but the :data:`MAX_FILES_PER_GAME` most recently written files of ``name``
-    (a game's exact values, or one kind of cached arrays)."""
-    pattern = f"exact-{name}-*.json" if suffix == "json" else f"{name}-*.{suffix}"
+def _prune(folder: Path, pattern: str) -> None:
+    """Delete all but the :data:`MAX_FILES_PER_GAME` most recently written files matching
+    ``pattern`` (a game's exact values, or one kind of cached arrays)."""
     try:
         files = sorted(folder.glob(pattern), key=lambda f: f.stat().st_mtime, reverse=True)
         for old in files[MAX_FILES_PER_GAME:]:
@@ -157,7 +156,7 @@ def cached_arrays(stem: str, key_text: str, modules: list, names: tuple, compute
         arrays = compute()
         if path is not None:
             _replace_atomically(path, lambda stream: np.savez(stream, **arrays))
-            _prune(path.parent, stem, "npz")
+            _prune(path.parent, f"{stem}-*.npz")
     for array in arrays.values():
         array.setflags(write=False)
     return arrays

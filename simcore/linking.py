@@ -22,6 +22,10 @@ and a light command that never touches a kernel does not import Numba at all.
 The machine code is the same either way, so results are identical. ``CARDSIM_LINK_BY_SYMBOL=0``
 switches back to Numba's own linking for kernels compiled from then on (cache entries of
 either kind load under either setting).
+
+One more patch of Numba's dispatch lives here, since every kernel module imports this one:
+a cardsim kernel called from another with an integer constant is compiled for the plain
+integer type, not once more for the constant (:func:`_get_call_template`).
 """
 from __future__ import annotations
 
@@ -168,7 +172,8 @@ def _load_overload(self, sig, target_context):
 
 
 def install() -> None:
-    """Patch Numba's linking and cache loading (idempotent).
+    """Patch Numba's linking, cache loading and the typing of integer constants passed to
+    cardsim kernels (idempotent).
 
     With ``CARDSIM_LINK_BY_SYMBOL=0`` no kernel is linked by symbol, but cache entries that
     were (and their callers) still load correctly.
