@@ -220,10 +220,17 @@ def _resolves(fields: dict) -> bool:
 def compile_entries(entries: list[Entry], indices: list[int]) -> int:
     """Compile the given entries (each with its callees) into Numba's cache; returns how many compiled.
     An entry that no longer resolves or compiles (a stale plan) is skipped."""
+    from cardsim.simcore import dispatch
+
     done = 0
     for i in indices:
         try:
-            _dispatcher(entries[i]).compile(entries[i].args)
+            kernel = _dispatcher(entries[i])
+            if entries[i].parent >= 0:  # called by another kernel: compiled as that call would
+                dispatch.compile_as_callee(kernel, entries[i].args)
+            else:
+                kernel.compile(entries[i].args)
+                dispatch.ensure_python_wrapper(kernel, entries[i].args)
             done += 1
         except Exception:  # stale plan: the command compiles what it needs itself
             pass

@@ -23,9 +23,9 @@ The machine code is the same either way, so results are identical. ``CARDSIM_LIN
 switches back to Numba's own linking for kernels compiled from then on (cache entries of
 either kind load under either setting).
 
-One more patch of Numba's dispatch lives here, since every kernel module imports this one:
-a cardsim kernel called from another with an integer constant is compiled for the plain
-integer type, not once more for the constant (:func:`_get_call_template`).
+Importing this module also installs :mod:`cardsim.simcore.dispatch` (callees compiled
+without Python wrappers, integer constants typed as plain integers), since every kernel
+module imports this one before it compiles.
 """
 from __future__ import annotations
 
@@ -33,7 +33,9 @@ import importlib
 import os
 import zlib
 
-from numba.core import bytecode, caching, codegen, dispatcher, types
+from numba.core import bytecode, caching, codegen, dispatcher
+
+from cardsim.simcore import dispatch  # noqa: F401  (installs its patches first)
 
 ENABLED = os.environ.get("CARDSIM_LINK_BY_SYMBOL", "1") != "0"
 BY_SYMBOL: set[tuple[str, str]] = set()  # (module, qualname) of the kernels linked by symbol
@@ -85,7 +87,7 @@ class LoadCallee:
             for part in self.qualname.split("."):
                 target = getattr(target, part)
             if self.args not in target.overloads:
-                target.compile(self.args)
+                dispatch.compile_as_callee(target, self.args)
             symbol = target.overloads[self.args].fndesc.mangled_name
         except Exception as error:  # any failure: the cached caller cannot be used
             raise StaleCallee(f"{self.module}.{self.qualname}: {error}") from error
@@ -97,7 +99,6 @@ _original_from_function = bytecode.FunctionIdentity.from_function.__func__
 _original_add_overload = dispatcher.Dispatcher.add_overload
 _original_add_linking_library = codegen.CPUCodeLibrary.add_linking_library
 _original_load_overload = caching.Cache.load_overload
-_original_get_call_template = dispatcher.Dispatcher.get_call_template
 
 
 def _from_function(cls, pyfunc):
@@ -142,27 +143,6 @@ def _add_linking_library(self, library):
     self._reload_init.update(library._reload_init)  # harmless; keeps the load order complete
 
 
-def _plain_int(t):
-    return types.unliteral(t) if isinstance(t, types.IntegerLiteral) else t
-
-
-def _get_call_template(self, args, kws):
-    """A cardsim kernel called from another is compiled once per plain integer type, not
-    once per integer constant.
-
-    Numba types a constant argument as a literal (``Literal[int](0)``) and compiles the
-    callee for it, so a variable that starts as a constant and is changed later (``t = 0``
-    then ``t += n``) compiled the callee twice: once while type inference still saw the
-    constant, once for ``int64``. For a game loop that is several seconds of a first run.
-    Boolean constants keep their literal type: kernels use them as compile-time switches
-    (a move log or a search stop compiled out of the turn loop).
-    """
-    if getattr(self.py_func, "__module__", "").startswith("cardsim."):
-        args = tuple(_plain_int(a) for a in args)
-        kws = {k: _plain_int(v) for k, v in kws.items()}
-    return _original_get_call_template(self, args, kws)
-
-
 def _load_overload(self, sig, target_context):
     """A cache entry whose by-symbol callee is stale is a cache miss, not an error."""
     try:
@@ -172,8 +152,7 @@ def _load_overload(self, sig, target_context):
 
 
 def install() -> None:
-    """Patch Numba's linking, cache loading and the typing of integer constants passed to
-    cardsim kernels (idempotent).
+    """Patch Numba's linking and cache loading (idempotent).
 
     With ``CARDSIM_LINK_BY_SYMBOL=0`` no kernel is linked by symbol, but cache entries that
     were (and their callers) still load correctly.
@@ -182,7 +161,6 @@ def install() -> None:
     dispatcher.Dispatcher.add_overload = _add_overload
     codegen.CPUCodeLibrary.add_linking_library = _add_linking_library
     caching.Cache.load_overload = _load_overload
-    dispatcher.Dispatcher.get_call_template = _get_call_template
 
 
 install()

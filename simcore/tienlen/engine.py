@@ -42,7 +42,6 @@ import numpy as np
 from numba import njit
 from cardsim.simcore.linking import by_symbol
 
-from cardsim.simcore.jit import INNER
 from cardsim.simcore.bits import highest_bit, lowest_bit, popcount
 from cardsim.simcore.config import param_layout
 from cardsim.simcore.movelog import log_record
@@ -105,7 +104,7 @@ _LADDERS = np.array([[3, 2, 1, 0], [4, 3, 2, 1]], np.int64)
 
 
 @by_symbol
-@njit(cache=True, **INNER)
+@njit(cache=True)
 def start_game(hands, first, prev_winner, prm, st, flags, meta, seat, log, log_on):
     """Set up ``st`` for the dealt ``hands``: statistics, leader, instant win.
 
@@ -306,7 +305,7 @@ def decide_and_apply(st, hands, P, seat, policy, move, mcls, is_passed, log, nl,
 
 
 @by_symbol
-@njit(cache=True, _nrt=False, **INNER)
+@njit(cache=True, _nrt=False)
 def run_turns(st, hands, prm, pol, rng, seat, log, nl, log_on, acls, amin, counts, cand, ccls, stop_seat):
     """Play turns until the game ends (``RUN_DONE``), ``stop_seat`` (>= 0) has a place
     (``RUN_STOPPED``) or a ``search`` seat must decide (``RUN_SEARCH``, nothing applied).
@@ -334,7 +333,7 @@ def run_turns(st, hands, prm, pol, rng, seat, log, nl, log_on, acls, amin, count
     return RUN_DONE, rng, nl
 
 
-@njit(cache=True, **INNER)
+@njit(cache=True)
 def seat_points(st, hands, prm, s):
     """Points of seat ``s`` once its place is known (``per_card``: once the game is over)."""
     sc = prm[P_SCORING]
@@ -351,7 +350,7 @@ def seat_points(st, hands, prm, s):
 
 
 @by_symbol
-@njit(cache=True, **INNER)
+@njit(cache=True)
 def finish_game(st, hands, prm, meta, seat):
     """Places, points, cards left and the game's length into ``meta`` and ``seat``."""
     P = prm[P_PLAYERS]

@@ -35,7 +35,6 @@ from numba import njit
 from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.blocks import run_blocks
-from cardsim.simcore.jit import INNER
 from cardsim.simcore.movelog import LOG_WIDTH
 from cardsim.simcore.rng import search_key
 from cardsim.simcore.tasks import seat_budgets
@@ -55,7 +54,7 @@ CAND_CAP = 512
 
 
 @by_symbol
-@njit(cache=True, **INNER)
+@njit(cache=True)
 def play_dealt(hands, rng, srng, first, prev_winner, prm, pol, budgets, st, flags, acls, amin, counts, cand, ccls,
                meta, seat, log, log_on):
     """Play a game from ``hands[:players]`` (consumed) with game RNG ``rng`` and search RNG

@@ -32,7 +32,6 @@ import numpy as np
 from numba import njit
 from cardsim.simcore.linking import by_symbol
 
-from cardsim.simcore.jit import INNER
 from cardsim.simcore.movelog import LOG_WIDTH
 from cardsim.simcore.rng import shuffle_prefix
 from cardsim.simcore.tienlen.engine import (N_META, N_SEAT, P_PLAYERS, P_SCORING, RUN_DONE, SCORING_PER_CARD,
@@ -50,7 +49,7 @@ _U0 = np.uint64(0)
 _U1 = np.uint64(1)
 
 
-@njit(cache=True, **INNER)
+@njit(cache=True)
 def search_candidates(h, n_acl, acls, amin, counts, req, can_pass, table_cls, opp_min, heads_up, cand, ccls,
                       out_m, out_c, out_v):
     """Candidate decisions into ``out_m, out_c`` (class -1 = pass), ordered by the
@@ -99,7 +98,7 @@ def search_candidates(h, n_acl, acls, amin, counts, req, can_pass, table_cls, op
     return n
 
 
-@njit(cache=True, **INNER)
+@njit(cache=True)
 def unseen_cards(st, hand, cards):
     """The cards the seat to move cannot see, into ``cards``; returns their number.
 
@@ -115,7 +114,7 @@ def unseen_cards(st, hand, cards):
     return n
 
 
-@njit(cache=True, **INNER)
+@njit(cache=True)
 def deal_world(st, P, me, hand, cards, world):
     """Opponents' hands from the (shuffled) unseen ``cards``, by their card counts."""
     pos = 0
@@ -131,7 +130,7 @@ def deal_world(st, P, me, hand, cards, world):
 
 
 @by_symbol
-@njit(cache=True, _nrt=False, **INNER)
+@njit(cache=True, _nrt=False)
 def rollout(st, world, prm, pol, me, move, mcls, is_passed, st2, hands2, seat2, log, acls, amin, counts, cand, ccls,
             stop):
     """Apply ``me``'s decision in a copy of ``st`` with the hands ``world`` and let the
@@ -151,7 +150,7 @@ def rollout(st, world, prm, pol, me, move, mcls, is_passed, st2, hands2, seat2, 
 
 
 @by_symbol
-@njit(cache=True, **INNER)
+@njit(cache=True)
 def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls):
     """The search's decision for the seat to move: ``(mask, class, srng, rollouts)``
     (class -1 = pass). Reads of ``hands`` only the mover's own hand. ``budget``:

@@ -28,7 +28,6 @@ from numba import njit
 from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.arrays import copy1
-from cardsim.simcore.jit import INNER
 from cardsim.simcore.movelog import log_record
 from cardsim.simcore.rng import randbelow, shuffle_prefix_planned
 from cardsim.simcore.tusac.cards import N_TYPES
@@ -87,7 +86,7 @@ def is_weak(h):
     return sold < 4
 
 
-@njit(cache=True, **INNER)
+@njit(cache=True)
 def lay_meld(s, c, i, okind, opts, orev, hands, table, exp_pts, exp_kinds):
     """Lay the taken card ``c`` with meld option ``i`` for seat ``s``."""
     table[s, c] += 1
@@ -101,7 +100,7 @@ def lay_meld(s, c, i, okind, opts, orev, hands, table, exp_pts, exp_kinds):
 
 
 @by_symbol
-@njit(cache=True, **INNER)
+@njit(cache=True)
 def start_game(seed, index, prm, g_sizes, g_products, cur, deck, hands, table, discards, locked, exp_pts,
                exp_kinds, seat, log, log_on):
     """Deal game ``index`` of run ``seed`` (redeals while a hand is weak), reveal dealt
@@ -191,7 +190,7 @@ def level_options(prm, lv, c, src, is_draw, claimant, hands, locked, okind, opts
     return normal, n, not (is_draw and normal == src and c % 7 == 0)  # a drawn General must be laid
 
 
-@njit(cache=True, **INNER)
+@njit(cache=True)
 def pending_decision(prm, cur, hands, locked, okind, opts, orev):
     """The decision :func:`advance` stopped at: ``(seat, DEC_TAKE | DEC_DISCARD, options,
     allow_decline)`` (take options in ``okind, opts, orev``)."""
@@ -203,7 +202,7 @@ def pending_decision(prm, cur, hands, locked, okind, opts, orev):
 
 
 @by_symbol
-@njit(cache=True, **INNER)
+@njit(cache=True)
 def advance(prm, pol, forced, stop_search, stop_after_claim, cur, deck, hands, table, discards, locked, exp_pts,
             exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log, log_on):
     """Play from the cursor until the game ends; returns ``(game RNG state, stopped)``.
@@ -372,7 +371,7 @@ def advance(prm, pol, forced, stop_search, stop_after_claim, cur, deck, hands, t
     return state, stopped
 
 
-@njit(cache=True, **INNER)
+@njit(cache=True)
 def win_breakdown(h, locked, c, ws, prm, okind, opts, orev, trash_tab, score_tab, kind_tab, kinds):
     """Add the meld kinds of a winning hand (winning meld + hidden decomposition) to
     ``kinds``; returns the option index of the winning meld."""
@@ -405,7 +404,7 @@ def win_breakdown(h, locked, c, ws, prm, okind, opts, orev, trash_tab, score_tab
 
 
 @by_symbol
-@njit(cache=True, **INNER)
+@njit(cache=True)
 def finish_game(prm, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, meta, seat, okind, opts, orev,
                 trash_tab, score_tab, kind_tab, log, log_on, fin):
     """Fill the game's columns (``meta``, ``seat`` points) from the final state, log the

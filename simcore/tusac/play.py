@@ -59,7 +59,6 @@ from numba import njit
 from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.blocks import run_blocks
-from cardsim.simcore.jit import INNER
 from cardsim.simcore.movelog import LOG_WIDTH
 from cardsim.simcore.rng import search_key
 from cardsim.simcore.tasks import DEFAULT_SEARCH_BUDGET, seat_budgets
@@ -80,7 +79,7 @@ FIN_ROWS = 10
 
 
 @by_symbol
-@njit(cache=True, **INNER)
+@njit(cache=True)
 def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab, kind_tab, cur,
               deck, hands, table, discards, locked, exp_pts, exp_kinds, okind, opts, orev, meta, seat, log, log_on,
               fin):

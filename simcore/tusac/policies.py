@@ -22,7 +22,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.jit import INNER
 from cardsim.simcore.rng import randbelow
 from cardsim.simcore.tusac.cards import N_TYPES
 from cardsim.simcore.tusac.melds import TYPE_PART, TYPE_POS, part_state
@@ -102,7 +101,7 @@ def best_discard(h, locked, trash_tab, score_tab):
     return bk, bt, bs
 
 
-@njit(cache=True, **INNER)
+@njit(cache=True)
 def hand_value(h, locked, trash_tab, score_tab):
     """The heuristic's value of a hidden hand: ``-10 * trash + concealed score``."""
     tr = 0
@@ -114,7 +113,7 @@ def hand_value(h, locked, trash_tab, score_tab):
     return -HEUR_TRASH * tr + sc
 
 
-@njit(cache=True, **INNER)
+@njit(cache=True)
 def take_value(h, locked, i, opts, orev, trash_tab, score_tab):
     """The heuristic's value of take option ``i``: the hand after the meld and its best
     discard, plus the meld's taken points."""

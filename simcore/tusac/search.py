@@ -33,7 +33,6 @@ from numba import njit
 from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.arrays import copy1, copy2
-from cardsim.simcore.jit import INNER
 from cardsim.simcore.movelog import LOG_WIDTH
 from cardsim.simcore.rng import next_u64, randbelow
 from cardsim.simcore.tusac.cards import N_TYPES
@@ -74,7 +73,7 @@ def unseen_cards(prm, d, cur, hands, table, discards, out):
 
 
 @by_symbol
-@njit(cache=True, **INNER)
+@njit(cache=True)
 def determinize(prm, d, cur, hands, table, discards, locked, deck, whands, wlocked, wdeck, unseen, sstate):
     """A world consistent with seat ``d``'s information: ``whands, wlocked, wdeck`` =
     the real state with the unseen cards dealt at random into the opponents' hidden hands

@@ -1,0 +1,120 @@
+"""simcore.dispatch: callees compiled without Python wrappers, integer constants typed as
+plain integers. That results do not change is what the golden tests check."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+from numba import njit
+
+from cardsim.simcore import dispatch
+
+# The patches apply to kernels of cardsim modules only: the test kernels claim to be one.
+FAKE_MODULE = "cardsim.simcore._dispatch_test"
+
+
+def _kernels():
+    def inner(a, k):
+        s = 0
+        for x in a:
+            s += x * k
+        return s
+
+    inner.__module__ = FAKE_MODULE
+    inner_kernel = njit(inner)
+
+    def outer(a, k):
+        t = 0  # an integer constant, then a variable: one int64 overload of inner, not two
+        t = inner_kernel(a, t) + inner_kernel(a, k)
+        return t + 1
+
+    outer.__module__ = FAKE_MODULE
+    return inner_kernel, njit(outer)
+
+
+def test_a_callee_has_no_python_wrapper_until_python_calls_it():
+    inner, outer = _kernels()
+    a = np.arange(10)
+    assert outer(a, 3) == 45 * 3 + 1
+    (cres,) = inner.overloads.values()
+    assert not dispatch.has_python_wrapper(cres)
+    assert dispatch.has_python_wrapper(next(iter(outer.overloads.values())))
+    # called from Python with the same types: compiled again, now with its wrapper
+    assert inner(a, 3) == 45 * 3
+    (cres,) = inner.overloads.values()
+    assert dispatch.has_python_wrapper(cres)
+    assert inner(a, 5) == 45 * 5 and outer(a, 2) == 45 * 2 + 1
+
+
+def test_an_integer_constant_does_not_compile_the_callee_once_more():
+    inner, outer = _kernels()
+    outer(np.arange(4), 7)
+    assert len(inner.overloads) == 1
+
+
+def test_compile_as_callee_leaves_the_wrappers_out():
+    from numba import typeof
+
+    inner, _ = _kernels()
+    args = (typeof(np.arange(3)), typeof(np.int64(1)))
+    dispatch.compile_as_callee(inner, args)
+    assert not dispatch.has_python_wrapper(inner.overloads[args])
+    assert inner(np.arange(3), np.int64(2)) == 6
+
+
+CACHED = textwrap.dedent(f'''
+    import json, sys
+    import numpy as np
+    from numba import njit
+    from cardsim.simcore import dispatch
+
+    sys.modules["{FAKE_MODULE}"] = sys.modules[__name__]  # numba's cache imports a kernel's module
+
+    def inner(a, k):
+        s = 0
+        for x in a:
+            s += x * k
+        return s
+    inner.__module__ = "{FAKE_MODULE}"
+    inner = njit(cache=True)(inner)
+
+    def outer(a, k):
+        return inner(a, k) + 1
+    outer.__module__ = "{FAKE_MODULE}"
+    outer = njit(cache=True)(outer)
+
+    a = np.arange(10)
+    if sys.argv[1] == "outer":
+        value = int(outer(a, 3))
+    else:  # Python calls the kernel the other process cached without its wrapper
+        value = int(inner(a, 3))
+    wrapped = [dispatch.has_python_wrapper(cres) for cres in inner.overloads.values()]
+    print(json.dumps({{"value": value, "wrapped": wrapped, "from_cache": sum(inner.stats.cache_hits.values()) > 0}}))
+''')
+
+
+def _run(tmp_path, which: str, **env) -> dict:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), **env)
+    out = subprocess.run([sys.executable, str(tmp_path / "dp_mod.py"), which], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])  # -11: called a wrapper-less kernel
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_cached_wrapperless_callee_called_from_python_is_compiled_again(tmp_path):
+    (tmp_path / "dp_mod.py").write_text(CACHED)
+    assert _run(tmp_path, "outer") == {"value": 136, "wrapped": [False], "from_cache": False}
+    # loaded from the cache without a wrapper, compiled again with it, and the cache entry replaced
+    assert _run(tmp_path, "inner") == {"value": 135, "wrapped": [True], "from_cache": True}
+    assert _run(tmp_path, "inner") == {"value": 135, "wrapped": [True], "from_cache": True}
+    # outer loads from the cache with inner's code inside it
+    assert _run(tmp_path, "outer") == {"value": 136, "wrapped": [], "from_cache": False}
+
+
+def test_the_switch_keeps_every_wrapper(tmp_path):
+    (tmp_path / "dp_mod.py").write_text(CACHED)
+    assert _run(tmp_path, "outer", CARDSIM_CALLEE_WRAPPERS="1")["wrapped"] == [True]
