@@ -2,12 +2,14 @@
 
 Numba compiles one function at a time under a global lock, so a cold first run uses one
 core. A *compile plan* is the list of kernels a command compiled on its first run (each
-with its argument types, its caller and the CPU seconds it took), recorded once by
-``python -m cardsim.simcore.compile_plan record`` and shipped with the package. On a cold
-cache the command splits the plan's independent subtrees into two halves of equal
-compile time: a helper process compiles one half into Numba's on-disk cache while the
-command compiles the other, waits for the helper, then runs; its own kernels then load
-the helper's half from the cache instead of compiling it.
+with its argument types, its caller, every kernel it calls and the CPU seconds it took),
+recorded once by ``python -m cardsim.simcore.compile_plan record`` and shipped with the
+package. On a cold cache the command and a helper process share the plan's kernels:
+each takes, in turn, a kernel whose callees are all compiled (the one with the longest
+chain of callers above it first), claims it with a file in a shared folder, compiles it
+into Numba's on-disk cache and marks it done; the callees it needs load from the cache,
+whichever process compiled them. A kernel is compiled once, in one process, and callees
+shared by several callers wait for neither. The command then runs, loading its kernels.
 
 Nothing here changes what runs: a plan only decides *when* and *where* a kernel is
 compiled. A stale plan (a kernel renamed, a signature changed) costs only the wasted
@@ -19,8 +21,10 @@ from __future__ import annotations
 import importlib
 import os
 import pickle
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,8 +42,10 @@ class Entry:
     """One compilation of a recorded first run.
 
     ``module``/``qualname`` name the dispatcher, ``args`` are its Numba argument types,
-    ``parent`` the index of the calling entry (-1 for a kernel called from Python) and
-    ``seconds`` the CPU seconds it took, callees included.
+    ``parent`` the index of the entry whose compilation compiled it (-1 for a kernel
+    called from Python), ``seconds`` the CPU seconds it took, callees included, and
+    ``calls`` the indices of every kernel it calls (also those compiled earlier for
+    another caller).
     """
 
     module: str
@@ -47,6 +53,7 @@ class Entry:
     args: tuple
     parent: int
     seconds: float
+    calls: tuple = ()
 
 
 def games() -> list[str]:
@@ -82,6 +89,7 @@ def _recorder():
         def __init__(self) -> None:
             self.stack: list[list] = []
             self.entries: list[dict] = []
+            self.edges: set[tuple] = set()  # (caller entry, callee module, qualname, args)
 
         def on_start(self, ev) -> None:
             fn = ev.data["dispatcher"].py_func
@@ -103,9 +111,21 @@ def record(key: str, argv: list[str]) -> list[Entry]:
 
     from cardsim.cli.main import main as cardsim
 
+    from numba.core import dispatcher, sigutils
+
     os.environ[ENV_SWITCH] = "0"  # record what the command compiles itself
     recorder = listener = _recorder()
+    compile_kernel = dispatcher.Dispatcher.compile
+
+    def compile_and_note_the_call(disp, sig):
+        # typing a call compiles (or finds) the callee: every call, also to kernels compiled before
+        if recorder.stack and getattr(disp.py_func, "__module__", "").startswith("cardsim."):
+            args = tuple(sigutils.normalize_signature(sig)[0])
+            recorder.edges.add((recorder.stack[-1][0], disp.py_func.__module__, disp.py_func.__qualname__, args))
+        return compile_kernel(disp, sig)
+
     event.register("numba:compile", listener)
+    dispatcher.Dispatcher.compile = compile_and_note_the_call
     try:
         cardsim(argv)
     except SystemExit as stop:
@@ -113,17 +133,29 @@ def record(key: str, argv: list[str]) -> list[Entry]:
             raise
     finally:
         event.unregister("numba:compile", listener)
+        dispatcher.Dispatcher.compile = compile_kernel
     # keep cardsim's own kernels; numba's internal overloads fold into their callers
     keep = [i for i, e in enumerate(recorder.entries) if e["module"].startswith("cardsim.") and _resolves(e)]
     new_index = {old: new for new, old in enumerate(keep)}
+
+    def kept(old: int) -> int:  # the nearest kept entry at or above ``old`` (-1: none)
+        while old >= 0 and old not in new_index:
+            old = recorder.entries[old]["parent"]
+        return new_index.get(old, -1)
+
+    where = {}
+    for old in keep:
+        e = recorder.entries[old]
+        where.setdefault((e["module"], e["qualname"], e["args"]), new_index[old])
+    calls: dict[int, set[int]] = {}
+    for caller, *callee in recorder.edges:
+        i, j = kept(caller), where.get(tuple(callee), -1)
+        if i >= 0 and j >= 0 and i != j:
+            calls.setdefault(i, set()).add(j)
     entries = []
     for old in keep:
-        e = dict(recorder.entries[old])
-        parent = e["parent"]
-        while parent >= 0 and parent not in new_index:
-            parent = recorder.entries[parent]["parent"]
-        e["parent"] = new_index.get(parent, -1)
-        entries.append(Entry(**e))
+        e = dict(recorder.entries[old], parent=kept(recorder.entries[old]["parent"]))
+        entries.append(Entry(**e, calls=tuple(sorted(calls.get(new_index[old], ())))))
     save(key, entries)
     return entries
 
@@ -144,7 +176,7 @@ def load(key: str) -> list[Entry] | None:
         return None
 
 
-# -- splitting -------------------------------------------------------------------------
+# -- scheduling ------------------------------------------------------------------------
 
 def own_seconds(entries: list[Entry]) -> list[float]:
     """Each entry's own seconds: its compile time minus its callees'."""
@@ -155,48 +187,60 @@ def own_seconds(entries: list[Entry]) -> list[float]:
     return own
 
 
-def split(entries: list[Entry]) -> tuple[list[int], list[int], list[int]]:
-    """Split a plan into ``(mine, helper's, serial)`` entry indices.
-
-    A kernel compiles after its callees, so a subtree's own time (the kernel minus its
-    callees) comes after its callees' time. Starting from the kernels Python calls, the
-    most expensive subtree is opened up (its kernel becomes *serial*: the command compiles
-    it at the end, itself, loading its callees from the cache) while that shortens the
-    estimated first run: the serial seconds plus the longer of two halves of the open
-    subtrees (dealt largest first, the helper's half charged its start-up time).
-    """
-    children: dict[int, list[int]] = {}
+def callees(entries: list[Entry]) -> list[set[int]]:
+    """Every entry's callees: those it calls, and those its compilation compiled."""
+    deps = [set(e.calls) for e in entries]
     for i, e in enumerate(entries):
-        children.setdefault(e.parent, []).append(i)
+        if e.parent >= 0:
+            deps[e.parent].add(i)
+    for i, d in enumerate(deps):
+        d.discard(i)
+    return deps
+
+
+def ranks(entries: list[Entry]) -> list[float]:
+    """Each entry's own seconds plus the longest chain of its callers' own seconds up to a
+    kernel Python calls: how long the first run waits after this kernel starts compiling.
+    Compiling the highest rank first shortens the run (list scheduling on the critical path)."""
     own = own_seconds(entries)
+    callers: list[set[int]] = [set() for _ in entries]
+    for i, d in enumerate(callees(entries)):
+        for j in d:
+            callers[j].add(i)
+    rank: dict[int, float] = {}
 
-    def deal(frontier: list[int]) -> tuple[list[int], list[int], float]:
-        mine: list[int] = []
-        helper: list[int] = []
-        load_mine, load_helper = 0.0, HELPER_START_S
-        for i in sorted(frontier, key=lambda k: -entries[k].seconds):
-            if load_helper <= load_mine:
-                helper.append(i)
-                load_helper += entries[i].seconds
-            else:
-                mine.append(i)
-                load_mine += entries[i].seconds
-        return mine, helper, max(load_mine, load_helper)
+    def visit(i: int, seen: frozenset) -> float:  # memoised; a recursive call (a cycle) counts once
+        if i not in rank:
+            rank[i] = own[i] + max((visit(c, seen | {i}) for c in callers[i] if c not in seen | {i}), default=0.0)
+        return rank[i]
 
-    frontier = list(children.get(-1, []))
-    serial: list[int] = []
-    best = (deal(frontier)[2], list(frontier), [])
-    while frontier:  # open the biggest subtree until its kernel has no callees; keep the best state
-        big = max(frontier, key=lambda k: entries[k].seconds)
-        if big not in children:
-            break
-        frontier = [k for k in frontier if k != big] + children[big]
-        serial.append(big)
-        cost = sum(own[k] for k in serial) + deal(frontier)[2]
-        if cost < best[0]:
-            best = (cost, list(frontier), list(serial))
-    mine, helper, _ = deal(best[1])
-    return mine, helper, best[2]
+    return [visit(i, frozenset()) for i in range(len(entries))]
+
+
+def simulate(entries: list[Entry], todo: list[int] | None = None, workers: int = 2,
+             start_delay: float = 0.0) -> float:
+    """The seconds ``workers`` processes take to compile ``todo`` (default: every entry)
+    the way :func:`compile_shared` schedules them, from the recorded own seconds; every
+    worker but the first starts ``start_delay`` seconds late."""
+    todo = set(range(len(entries)) if todo is None else todo)
+    own, rank, deps = own_seconds(entries), ranks(entries), callees(entries)
+    free = [0.0] + [start_delay] * (workers - 1)  # when each worker is free next
+    finish: dict[int, float] = {}
+    left = set(todo)
+    while left:
+        w = min(range(workers), key=lambda k: free[k])
+        ready = [i for i in left if all(d in finish and finish[d] <= free[w] for d in deps[i] & todo)]
+        if not ready:
+            later = [t for t in finish.values() if t > free[w]]
+            if later:  # wait for the next kernel another worker finishes
+                free[w] = min(later)
+                continue
+            ready = list(left)  # calls in a cycle (recursion): compile anyway
+        i = max(ready, key=lambda k: rank[k])
+        left.discard(i)
+        free[w] += max(own[i], 0.0)
+        finish[i] = free[w]
+    return max(free)
 
 
 # -- compiling -------------------------------------------------------------------------
@@ -217,24 +261,27 @@ def _resolves(fields: dict) -> bool:
         return False
 
 
-def compile_entries(entries: list[Entry], indices: list[int]) -> int:
-    """Compile the given entries (each with its callees) into Numba's cache; returns how many compiled.
-    An entry that no longer resolves or compiles (a stale plan) is skipped."""
+def _compile_one(entry: Entry) -> bool:
+    """Compile (or load) one entry into Numba's cache as its command would; False when it
+    no longer resolves or compiles (a stale plan: the command compiles what it needs)."""
     from cardsim.simcore import dispatch
 
-    done = 0
-    for i in indices:
-        try:
-            kernel = _dispatcher(entries[i])
-            if entries[i].parent >= 0:  # called by another kernel: compiled as that call would
-                dispatch.compile_as_callee(kernel, entries[i].args)
-            else:
-                kernel.compile(entries[i].args)
-                dispatch.ensure_python_wrapper(kernel, entries[i].args)
-            done += 1
-        except Exception:  # stale plan: the command compiles what it needs itself
-            pass
-    return done
+    try:
+        kernel = _dispatcher(entry)
+        if entry.parent >= 0:  # called by another kernel: compiled as that call would
+            dispatch.compile_as_callee(kernel, entry.args)
+        else:
+            kernel.compile(entry.args)
+            dispatch.ensure_python_wrapper(kernel, entry.args)
+        return True
+    except Exception:
+        return False
+
+
+def compile_entries(entries: list[Entry], indices: list[int]) -> int:
+    """Compile the given entries (each with its callees) in this process, in order, into
+    Numba's cache; returns how many compiled. Stale entries are skipped."""
+    return sum(_compile_one(entries[i]) for i in indices)
 
 
 def _is_cold(entries: list[Entry], indices: list[int]) -> bool:
@@ -257,63 +304,111 @@ def enabled() -> bool:
     return os.environ.get(ENV_SWITCH, "1") not in ("0", "off", "false", "no")
 
 
+def _work(entries: list[Entry], todo: list[int], folder: Path, other=None, deadline: float = float("inf")) -> int:
+    """Compile this process's share of ``todo``: repeatedly claim (a file in ``folder``) a
+    kernel whose callees are all done, highest rank first, compile it, mark it done.
+    ``other`` (a Popen) is the other worker: when it has exited, its unfinished claims are
+    not waited for. Returns how many kernels this process compiled."""
+    rank, deps = ranks(entries), callees(entries)
+    todo_set = set(todo)
+    deps = {i: deps[i] & todo_set for i in todo}
+    done: set[int] = set()
+    claimed: set[int] = set()
+    mine = 0
+    while time.monotonic() < deadline:
+        for i in todo_set - done:
+            if (folder / f"done-{i}").exists():
+                done.add(i)
+        for i in todo_set - claimed:
+            if (folder / f"claim-{i}").exists():
+                claimed.add(i)
+        free = sorted(todo_set - claimed, key=lambda k: -rank[k])
+        if not free:
+            break
+        other_gone = other is None or other.poll() is not None
+        ready = [i for i in free if deps[i] <= done]
+        if not ready:
+            if not other_gone:
+                time.sleep(0.01)
+                continue
+            ready = free  # the other worker is gone: compile what is left, callees first as needed
+        i = ready[0]
+        try:
+            os.close(os.open(folder / f"claim-{i}", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            continue
+        claimed.add(i)
+        mine += _compile_one(entries[i])
+        (folder / f"done-{i}").touch()
+        done.add(i)
+    return mine
+
+
+def cold_entries(entries: list[Entry]) -> list[int]:
+    """The entries not in Numba's cache yet."""
+    return [i for i in range(len(entries)) if _is_cold(entries, [i])]
+
+
+def compile_shared(key: str, entries: list[Entry], todo: list[int], helper: bool = True) -> float:
+    """Compile ``todo`` (entry indices of plan ``key``) into Numba's cache, sharing the work
+    with a helper process when ``helper``. Returns the seconds spent."""
+    start = time.perf_counter()
+    folder = Path(tempfile.mkdtemp(prefix="cardsim-compile-"))
+    proc = None
+    try:
+        if helper:
+            env = dict(os.environ, **{ENV_SWITCH: "0"})
+            proc = subprocess.Popen([sys.executable, "-m", "cardsim.simcore.compile_plan", "work", key, str(folder),
+                                     ",".join(map(str, todo))], env=env, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # a helper that hangs must not hang the command: past twice the recorded time, the
+        # command compiles the rest itself
+        budget = 30 + 2 * sum(max(s, 0.0) for s in (own_seconds(entries)[i] for i in todo))
+        _work(entries, todo, folder, other=proc, deadline=time.monotonic() + budget)
+        if proc is not None:
+            try:
+                proc.wait(timeout=budget)
+            except subprocess.TimeoutExpired:
+                pass
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+    return time.perf_counter() - start
+
+
 def prepare(key: str) -> float:
-    """Before a command's first kernel call: when the cache is cold and a plan ``key``
-    exists, compile the plan's subtrees in this process and a helper process at once.
-    Returns the seconds spent (0.0 when nothing was done)."""
+    """Before a command's first kernel call: when plan ``key`` exists and its kernels are
+    not cached, compile them in this process and a helper process at once. Returns the
+    seconds spent (0.0 when nothing was done)."""
     if not enabled():
         return 0.0
     entries = load(key)
     if not entries:
         return 0.0
-    mine, helper, spine = split(entries)
-    if not helper or not _is_cold(entries, helper + mine):
+    roots = [i for i, e in enumerate(entries) if e.parent < 0]
+    if not _is_cold(entries, roots):
         return 0.0
-    return _compile_in_two(key, entries, mine, helper)
+    todo = cold_entries(entries)
+    own = own_seconds(entries)
+    if sum(own[i] for i in todo) < 2 * HELPER_START_S:  # not worth a second process
+        return 0.0
+    return compile_shared(key, entries, todo)
 
 
 def compile_ahead(key: str) -> tuple[bool, int]:
     """Compile every kernel of plan ``key`` into Numba's cache now, as its command's first
-    run would (two processes at once when the cache is cold), so that the command's first
+    run would (two processes at once unless switched off), so that the command's first
     run loads them instead. Returns ``(was_cold, kernels)``: whether anything needed
     compiling and how many kernels the plan names (0: no plan)."""
     entries = load(key)
     if not entries:
         return False, 0
-    roots = [i for i, e in enumerate(entries) if e.parent < 0]
-    cold = any(_is_cold(entries, [i]) for i in roots)
-    if cold and enabled():
-        # only the subtrees still missing: an earlier plan (another task of the game) may
-        # have compiled some of them already
-        mine, helper, _ = split(entries)
-        mine = [i for i in mine if _is_cold(entries, [i])]
-        helper = [i for i in helper if _is_cold(entries, [i])]
-        if helper:
-            _compile_in_two(key, entries, mine, helper)
-    compile_entries(entries, roots)  # the serial kernels; the rest load from the cache
-    return cold, len(entries)
-
-
-def _compile_in_two(key: str, entries: list[Entry], mine: list[int], helper: list[int]) -> float:
-    """Compile ``helper`` (entry indices of plan ``key``) in a helper process while this
-    process compiles ``mine``; wait for the helper. Returns the seconds spent."""
-    start = time.perf_counter()
-    env = dict(os.environ, **{ENV_SWITCH: "0"})
-    proc = subprocess.Popen([sys.executable, "-m", "cardsim.simcore.compile_plan", "compile", key,
-                             ",".join(map(str, helper))], env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        compile_entries(entries, mine)
-        # a helper that hangs must not hang the command: past twice its recorded time, the
-        # command compiles the rest itself
-        proc.wait(timeout=30 + 2 * sum(entries[i].seconds for i in helper))
-    except subprocess.TimeoutExpired:
-        pass
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    return time.perf_counter() - start
+    todo = cold_entries(entries)  # an earlier plan (another task of the game) may have compiled some
+    if todo:
+        compile_shared(key, entries, todo, helper=enabled() and len(todo) > 1)
+    return bool(todo), len(entries)
 
 
 def _path(entries: list[Entry], i: int) -> list[int]:
@@ -325,33 +420,30 @@ def _path(entries: list[Entry], i: int) -> list[int]:
 
 
 def _main(argv: list[str]) -> None:
-    if argv[:1] == ["compile"]:
-        key, indices = argv[1], argv[2]
+    if argv[:1] == ["work"]:  # the helper process of compile_shared
+        key, folder, indices = argv[1], Path(argv[2]), argv[3]
         entries = load(key) or []
-        compile_entries(entries, [int(i) for i in indices.split(",") if i])
+        todo = [int(i) for i in indices.split(",") if i]
+        budget = 30 + 2 * sum(max(s, 0.0) for s in (own_seconds(entries)[i] for i in todo))
+        _work(entries, todo, folder, other=None, deadline=time.monotonic() + budget)
     elif argv[:1] == ["record"]:
         key = argv[1]
         entries = record(key, argv[2:])
-        mine, helper, serial = split(entries)
-        sec = lambda ix: sum(entries[i].seconds for i in ix)  # noqa: E731
-        print(f"{key}: {len(entries)} kernels, {sec([i for i, e in enumerate(entries) if e.parent < 0]):.1f} s; "
-              f"mine {sec(mine):.1f} s, helper {sec(helper):.1f} s, serial {len(serial)} kernels", file=sys.stderr)
+        print(f"{key}: {len(entries)} kernels, {sum(e.seconds for e in entries if e.parent < 0):.1f} s in one "
+              f"process; about {simulate(entries, start_delay=HELPER_START_S):.1f} s in two", file=sys.stderr)
     elif argv[:1] == ["show"]:
         entries = load(argv[1]) or []
-        mine, helper, serial = split(entries)
-        where = {**{i: "mine" for i in mine}, **{i: "helper" for i in helper}, **{i: "serial" for i in serial}}
-        own = own_seconds(entries)
+        own, rank = own_seconds(entries), ranks(entries)
         depth = [0] * len(entries)
         for i, e in enumerate(entries):
             depth[i] = depth[e.parent] + 1 if e.parent >= 0 else 0
-        halves = (sum(entries[i].seconds for i in mine), HELPER_START_S + sum(entries[i].seconds for i in helper))
-        print(f"{argv[1]}: {sum(e.seconds for e in entries if e.parent < 0):.1f} s recorded; serial "
-              f"{sum(own[i] for i in serial):.1f} s + halves {halves[0]:.1f} s (mine) / {halves[1]:.1f} s (helper, "
-              f"start-up included): about {sum(own[i] for i in serial) + max(halves):.1f} s on two cores")
+        print(f"{argv[1]}: {sum(e.seconds for e in entries if e.parent < 0):.1f} s recorded in one process; about "
+              f"{simulate(entries, start_delay=HELPER_START_S):.1f} s in two (helper start-up included); the "
+              f"longest chain of callers {max(rank, default=0):.1f} s")
         for i in sorted(range(len(entries)), key=lambda i: (_path(entries, i))):
-            if entries[i].seconds >= 0.2 or i in where:
+            if entries[i].seconds >= 0.2:
                 print(f"{'  ' * depth[i]}{entries[i].qualname}  incl {entries[i].seconds:.2f}  self {own[i]:.2f}"
-                      f"  {where.get(i, '')}")
+                      f"  rank {rank[i]:.2f}")
     elif argv[:1] == ["record-all"]:
         # each command in a fresh process with an empty cache: python -m cardsim.simcore.compile_plan record-all [GAME...]
         import tempfile
@@ -363,7 +455,7 @@ def _main(argv: list[str]) -> None:
                     subprocess.run([sys.executable, "-m", "cardsim.simcore.compile_plan", "record", key, *args],
                                    env=env, check=True, stdout=subprocess.DEVNULL)
     else:
-        raise SystemExit("usage: python -m cardsim.simcore.compile_plan record KEY CARDSIM-ARGS... | record-all [GAME...] | show KEY | compile KEY I,J,...")
+        raise SystemExit("usage: python -m cardsim.simcore.compile_plan record KEY CARDSIM-ARGS... | record-all [GAME...] | show KEY | work KEY FOLDER I,J,...")
 
 
 if __name__ == "__main__":

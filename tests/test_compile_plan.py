@@ -1,41 +1,89 @@
-"""Compile plans: the split into two halves, the hand-over through Numba's cache, the shipped plans."""
+"""Compile plans: the schedule shared by two processes, the hand-over through Numba's cache, the shipped plans."""
 from __future__ import annotations
 
 import os
 import pickle
 import subprocess
 import sys
+import time
 
 import pytest
 from numba import types
 
 from cardsim.simcore import compile_plan
-from cardsim.simcore.compile_plan import Entry, split
+from cardsim.simcore.compile_plan import Entry
 
 
 def tree(spec):
-    """Entries from ``(name, parent, seconds)`` rows."""
-    return [Entry("m", name, (), parent, seconds) for name, parent, seconds in spec]
+    """Entries from ``(name, parent, seconds)`` or ``(name, parent, seconds, calls)`` rows."""
+    return [Entry("m", row[0], (), row[1], row[2], tuple(row[3]) if len(row) > 3 else ()) for row in spec]
 
 
-def test_the_spine_is_compiled_last_and_the_rest_is_split_evenly():
-    # block -> game -> round (the spine); round calls four independent subtrees; leaf_a is
-    # a's callee: compiled with a, never on its own
-    entries = tree([("leaf_a", 1, 1.0), ("a", 3, 8.0), ("b", 3, 6.0), ("round", 4, 24.0), ("game", 5, 25.0),
-                    ("block", -1, 26.0), ("c", 3, 4.0), ("d", 3, 3.0)])
-    mine, helper, spine = split(entries)
-    names = lambda ix: {entries[i].qualname for i in ix}  # noqa: E731
-    assert names(spine) == {"block", "game", "round"}
-    assert names(mine) | names(helper) == {"a", "b", "c", "d"} and not names(mine) & names(helper)
-    load = lambda ix: sum(entries[i].seconds for i in ix)  # noqa: E731
-    # largest first, the helper charged its start-up: a 8 | b 6 + c 4 ... within one subtree of even
-    assert abs(load(mine) - (load(helper) + compile_plan.HELPER_START_S)) <= max(e.seconds for e in entries[:3])
+# block -> game -> round (the spine); round calls a and b; both call s (compiled under a)
+SHARED = [("block", -1, 20.0), ("game", 0, 19.0), ("round", 1, 18.0), ("a", 2, 9.0), ("s", 3, 5.0),
+          ("b", 2, 8.0, [4])]
 
 
-def test_a_plan_without_a_dominant_kernel_has_no_spine():
-    entries = tree([("a", -1, 2.0), ("b", -1, 2.0), ("c", -1, 1.0)])
-    mine, helper, spine = split(entries)
-    assert spine == [] and sorted(mine + helper) == [0, 1, 2] and helper
+def test_a_callee_shared_by_two_callers_depends_on_both_chains():
+    entries = tree(SHARED)
+    own = compile_plan.own_seconds(entries)
+    assert own == [1.0, 1.0, 1.0, 4.0, 5.0, 8.0]
+    deps = compile_plan.callees(entries)
+    assert deps[3] == {4} and deps[5] == {4} and deps[2] == {3, 5}
+    rank = compile_plan.ranks(entries)
+    # s waits for the longer of its callers' chains: b (8) + round + game + block
+    assert rank[4] == 5.0 + 8.0 + 3.0 and rank[3] == 4.0 + 3.0 and rank[0] == 1.0
+
+
+def test_two_workers_compile_independent_kernels_at_once_and_callees_first():
+    independent = tree([("a", -1, 4.0), ("b", -1, 4.0), ("c", -1, 2.0), ("d", -1, 2.0)])
+    assert compile_plan.simulate(independent, workers=1) == 12.0
+    assert compile_plan.simulate(independent, workers=2) == 6.0
+    # a chain cannot be shared: each kernel waits for its callee
+    chain = tree([("top", -1, 6.0), ("mid", 0, 4.0), ("leaf", 1, 2.0)])
+    assert compile_plan.simulate(chain, workers=2) == 6.0
+    # the shared callee first, then a and b at once, then the spine
+    assert compile_plan.simulate(tree(SHARED), workers=2) == 5.0 + 8.0 + 3.0
+    assert compile_plan.simulate(tree(SHARED), workers=2, start_delay=1.0) == 5.0 + 8.0 + 3.0
+
+
+class _Other:
+    """A stand-in for the other worker process: alive or exited."""
+
+    def __init__(self, alive: bool):
+        self.alive = alive
+
+    def poll(self):
+        return None if self.alive else 0
+
+
+RNG_PLAN = [Entry("cardsim.simcore.rng", "shuffle_plan", (types.int64, types.int64), -1, 2.0),
+            Entry("cardsim.simcore.rng", "shuffle_prefix", (types.uint64, types.int64[::1], types.int64), -1, 2.0,
+                  (0,))]
+
+
+def test_a_worker_skips_claimed_kernels_and_waits_for_callees_the_other_compiles(tmp_path):
+    # the other worker claimed entry 0 and has not finished it: entry 1 (which calls it) waits
+    (tmp_path / "claim-0").touch()
+    assert compile_plan._work(RNG_PLAN, [0, 1], tmp_path, other=_Other(True), deadline=time.monotonic() + 0.3) == 0
+    assert not (tmp_path / "claim-1").exists()
+    # once it is done, entry 1 is this worker's
+    (tmp_path / "done-0").touch()
+    assert compile_plan._work(RNG_PLAN, [0, 1], tmp_path, other=_Other(True)) == 1
+    assert (tmp_path / "done-1").exists()
+
+
+def test_a_worker_does_not_wait_for_a_worker_that_is_gone(tmp_path):
+    (tmp_path / "claim-0").touch()  # claimed, never done
+    assert compile_plan._work(RNG_PLAN, [0, 1], tmp_path, other=_Other(False)) == 1
+
+
+def test_shipped_plans_know_callees_compiled_earlier_for_another_caller():
+    # apply_take is compiled under advance; apply_decision calls it too
+    plan = compile_plan.load("loba-play")
+    index = {e.qualname: i for i, e in enumerate(plan)}
+    assert index["apply_take"] in plan[index["apply_decision"]].calls
+    assert plan[index["apply_take"]].parent == index["advance"]
 
 
 def _run(code: str, cache: str, plans: str) -> str:
@@ -56,13 +104,11 @@ def test_a_kernel_compiled_by_a_helper_process_is_loaded_from_the_cache(tmp_path
     assert _run(SETUP + "print(cp._is_cold(cp.load('one'), [0]))", cache, plans) == "False"
 
 
-def test_prepare_compiles_both_halves_on_a_cold_cache(tmp_path):
-    # two independent kernels: one compiled by this process, one by the helper process
+def test_prepare_compiles_the_plan_with_a_helper_on_a_cold_cache(tmp_path):
+    # two independent kernels: this process and the helper process take one each
     plan = [Entry("cardsim.simcore.rng", "shuffle_plan", (types.int64, types.int64), -1, 2.0),
             Entry("cardsim.simcore.rng", "shuffle_prefix", (types.uint64, types.int64[::1], types.int64), -1, 2.0)]
     (tmp_path / "two.pkl").write_bytes(pickle.dumps([vars(e) for e in plan], protocol=4))
-    mine, helper, _ = split(plan)
-    assert len(mine) == 1 and len(helper) == 1
     cache, plans = str(tmp_path / "numba"), str(tmp_path)
     assert _run(SETUP + "print(cp.prepare('two') > 0)", cache, plans) == "True"
     assert _run(SETUP + "plan = cp.load('two'); print(cp._is_cold(plan, [0]), cp._is_cold(plan, [1]))",
