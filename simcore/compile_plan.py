@@ -35,6 +35,8 @@ ENV_SWITCH = "CARDSIM_PARALLEL_COMPILE"
 ENV_PLANS = "CARDSIM_COMPILE_PLANS"
 #: Seconds a helper process needs before it compiles (interpreter, numba and cardsim imports).
 HELPER_START_S = 1.5
+#: A file to append ``pid start end kernel`` lines to, one per kernel compiled (timing a first run).
+_TRACE = os.environ.get("CARDSIM_COMPILE_TRACE")
 
 
 @dataclass(frozen=True)
@@ -304,11 +306,12 @@ def enabled() -> bool:
     return os.environ.get(ENV_SWITCH, "1") not in ("0", "off", "false", "no")
 
 
-def _work(entries: list[Entry], todo: list[int], folder: Path, other=None, deadline: float = float("inf")) -> int:
+def _work(entries: list[Entry], todo: list[int], folder: Path, other_alive=lambda: False,
+          deadline: float = float("inf")) -> int:
     """Compile this process's share of ``todo``: repeatedly claim (a file in ``folder``) a
     kernel whose callees are all done, highest rank first, compile it, mark it done.
-    ``other`` (a Popen) is the other worker: when it has exited, its unfinished claims are
-    not waited for. Returns how many kernels this process compiled."""
+    ``other_alive()`` says whether the other worker still runs: once it has exited, its
+    unfinished claims are not waited for. Returns how many kernels this process compiled."""
     rank, deps = ranks(entries), callees(entries)
     todo_set = set(todo)
     deps = {i: deps[i] & todo_set for i in todo}
@@ -325,10 +328,9 @@ def _work(entries: list[Entry], todo: list[int], folder: Path, other=None, deadl
         free = sorted(todo_set - claimed, key=lambda k: -rank[k])
         if not free:
             break
-        other_gone = other is None or other.poll() is not None
         ready = [i for i in free if deps[i] <= done]
         if not ready:
-            if not other_gone:
+            if other_alive():
                 time.sleep(0.01)
                 continue
             ready = free  # the other worker is gone: compile what is left, callees first as needed
@@ -338,10 +340,23 @@ def _work(entries: list[Entry], todo: list[int], folder: Path, other=None, deadl
         except FileExistsError:
             continue
         claimed.add(i)
+        began = time.perf_counter()
         mine += _compile_one(entries[i])
+        if _TRACE:
+            with open(_TRACE, "a") as trace:
+                trace.write(f"{os.getpid()} {began:.2f} {time.perf_counter():.2f} {entries[i].qualname}\n")
         (folder / f"done-{i}").touch()
         done.add(i)
     return mine
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs (the helper's view of the command)."""
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return os.getppid() == pid  # re-parented: the command is gone
 
 
 def cold_entries(entries: list[Entry]) -> list[int]:
@@ -364,7 +379,8 @@ def compile_shared(key: str, entries: list[Entry], todo: list[int], helper: bool
         # a helper that hangs must not hang the command: past twice the recorded time, the
         # command compiles the rest itself
         budget = 30 + 2 * sum(max(s, 0.0) for s in (own_seconds(entries)[i] for i in todo))
-        _work(entries, todo, folder, other=proc, deadline=time.monotonic() + budget)
+        alive = (lambda: proc.poll() is None) if proc is not None else (lambda: False)
+        _work(entries, todo, folder, other_alive=alive, deadline=time.monotonic() + budget)
         if proc is not None:
             try:
                 proc.wait(timeout=budget)
@@ -425,7 +441,8 @@ def _main(argv: list[str]) -> None:
         entries = load(key) or []
         todo = [int(i) for i in indices.split(",") if i]
         budget = 30 + 2 * sum(max(s, 0.0) for s in (own_seconds(entries)[i] for i in todo))
-        _work(entries, todo, folder, other=None, deadline=time.monotonic() + budget)
+        parent = os.getppid()
+        _work(entries, todo, folder, other_alive=lambda: _alive(parent), deadline=time.monotonic() + budget)
     elif argv[:1] == ["record"]:
         key = argv[1]
         entries = record(key, argv[2:])

@@ -47,16 +47,6 @@ def test_two_workers_compile_independent_kernels_at_once_and_callees_first():
     assert compile_plan.simulate(tree(SHARED), workers=2, start_delay=1.0) == 5.0 + 8.0 + 3.0
 
 
-class _Other:
-    """A stand-in for the other worker process: alive or exited."""
-
-    def __init__(self, alive: bool):
-        self.alive = alive
-
-    def poll(self):
-        return None if self.alive else 0
-
-
 RNG_PLAN = [Entry("cardsim.simcore.rng", "shuffle_plan", (types.int64, types.int64), -1, 2.0),
             Entry("cardsim.simcore.rng", "shuffle_prefix", (types.uint64, types.int64[::1], types.int64), -1, 2.0,
                   (0,))]
@@ -65,17 +55,17 @@ RNG_PLAN = [Entry("cardsim.simcore.rng", "shuffle_plan", (types.int64, types.int
 def test_a_worker_skips_claimed_kernels_and_waits_for_callees_the_other_compiles(tmp_path):
     # the other worker claimed entry 0 and has not finished it: entry 1 (which calls it) waits
     (tmp_path / "claim-0").touch()
-    assert compile_plan._work(RNG_PLAN, [0, 1], tmp_path, other=_Other(True), deadline=time.monotonic() + 0.3) == 0
+    assert compile_plan._work(RNG_PLAN, [0, 1], tmp_path, other_alive=lambda: True, deadline=time.monotonic() + 0.3) == 0
     assert not (tmp_path / "claim-1").exists()
     # once it is done, entry 1 is this worker's
     (tmp_path / "done-0").touch()
-    assert compile_plan._work(RNG_PLAN, [0, 1], tmp_path, other=_Other(True)) == 1
+    assert compile_plan._work(RNG_PLAN, [0, 1], tmp_path, other_alive=lambda: True) == 1
     assert (tmp_path / "done-1").exists()
 
 
 def test_a_worker_does_not_wait_for_a_worker_that_is_gone(tmp_path):
     (tmp_path / "claim-0").touch()  # claimed, never done
-    assert compile_plan._work(RNG_PLAN, [0, 1], tmp_path, other=_Other(False)) == 1
+    assert compile_plan._work(RNG_PLAN, [0, 1], tmp_path, other_alive=lambda: False) == 1
 
 
 def test_shipped_plans_know_callees_compiled_earlier_for_another_caller():

@@ -264,7 +264,7 @@ def advance(prm, pol, forced, stop_search, stop_after_claim, cur, deck, hands, t
                     stopped = True
                     break
                 d, state = choose(pol[taker], DEC_DISCARD, hands[taker], locked[taker], 0, okind, opts, orev,
-                                  False, state, trash_tab, score_tab)
+                                  np.bool_(False), state, trash_tab, score_tab)
             if d < 0:
                 nl = log_record(log, nl, log_on, LOG_NODISCARD, taker, 0, 0, 0, 0)
                 who = (taker + 1) % P

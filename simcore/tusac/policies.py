@@ -170,7 +170,7 @@ def heuristic_choose(kind, h, locked, nopt, okind, opts, orev, allow_decline, st
     return best, state
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def choose(pol, kind, h, locked, nopt, okind, opts, orev, allow_decline, state, trash_tab, score_tab):
     """The one dispatch from the engine to a policy: ``(choice, state)`` of policy ``pol``.
 
