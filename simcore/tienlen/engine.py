@@ -292,7 +292,7 @@ def advance_turn(st, P, log, nl, log_on):
             return nl
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def decide_and_apply(st, hands, P, seat, policy, move, mcls, is_passed, log, nl, log_on):
     """Apply a policy's decision and move the turn on. A repeated pass (a passed player
     offered a bomb under ``bombs_after_pass`` passes again) is a skipped turn, except
