@@ -118,3 +118,18 @@ def test_a_cached_wrapperless_callee_called_from_python_is_compiled_again(tmp_pa
 def test_the_switch_keeps_every_wrapper(tmp_path):
     (tmp_path / "dp_mod.py").write_text(CACHED)
     assert _run(tmp_path, "outer", CARDSIM_CALLEE_WRAPPERS="1")["wrapped"] == [True]
+
+
+def test_flag_comparisons_give_numbas_answers():
+    from numba.core.compiler import Flags
+
+    def numba_values(f):  # what numba's TargetConfig.values computes, option by option
+        return {k: getattr(f, k) for k in f.options}
+
+    plain, nrt, nrt_too, no_nrt = Flags(), Flags(), Flags(), Flags()
+    nrt.nrt = nrt_too.nrt = True
+    no_nrt.nrt = False  # set, but to the default: equal to a flags object that leaves it unset
+    assert plain.values() == numba_values(plain) and nrt.values() == numba_values(nrt)
+    assert nrt == nrt_too and plain == no_nrt and not plain == nrt and plain != nrt
+    assert hash(plain) == hash(nrt) == hash(tuple(sorted(numba_values(plain))))
+    assert (Flags() == 3) is False
