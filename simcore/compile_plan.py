@@ -307,11 +307,12 @@ def enabled() -> bool:
 
 
 def _work(entries: list[Entry], todo: list[int], folder: Path, other_alive=lambda: False,
-          deadline: float = float("inf")) -> int:
+          deadline: float = float("inf"), stop_alone: bool = False) -> int:
     """Compile this process's share of ``todo``: repeatedly claim (a file in ``folder``) a
     kernel whose callees are all done, highest rank first, compile it, mark it done.
     ``other_alive()`` says whether the other worker still runs: once it has exited, its
-    unfinished claims are not waited for. Returns how many kernels this process compiled."""
+    unfinished claims are not waited for, or, with ``stop_alone`` (the helper, whose
+    command is gone), this worker stops. Returns how many kernels this process compiled."""
     rank, deps = ranks(entries), callees(entries)
     todo_set = set(todo)
     deps = {i: deps[i] & todo_set for i in todo}
@@ -328,12 +329,17 @@ def _work(entries: list[Entry], todo: list[int], folder: Path, other_alive=lambd
         free = sorted(todo_set - claimed, key=lambda k: -rank[k])
         if not free:
             break
+        alive = other_alive()
+        if stop_alone and not alive:
+            break
         ready = [i for i in free if deps[i] <= done]
         if not ready:
-            if other_alive():
+            if alive and claimed - done:  # wait for a callee the other worker is compiling
                 time.sleep(0.01)
                 continue
-            ready = free  # the other worker is gone: compile what is left, callees first as needed
+            # the other worker is gone, or the kernels left call each other (recursion):
+            # compile them anyway, callees first as needed
+            ready = free
         i = ready[0]
         try:
             os.close(os.open(folder / f"claim-{i}", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
@@ -380,10 +386,11 @@ def compile_shared(key: str, entries: list[Entry], todo: list[int], helper: bool
         # command compiles the rest itself
         budget = 30 + 2 * sum(max(s, 0.0) for s in (own_seconds(entries)[i] for i in todo))
         alive = (lambda: proc.poll() is None) if proc is not None else (lambda: False)
-        _work(entries, todo, folder, other_alive=alive, deadline=time.monotonic() + budget)
+        deadline = time.monotonic() + budget
+        _work(entries, todo, folder, other_alive=alive, deadline=deadline)
         if proc is not None:
             try:
-                proc.wait(timeout=budget)
+                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 pass
     finally:
@@ -442,7 +449,8 @@ def _main(argv: list[str]) -> None:
         todo = [int(i) for i in indices.split(",") if i]
         budget = 30 + 2 * sum(max(s, 0.0) for s in (own_seconds(entries)[i] for i in todo))
         parent = os.getppid()
-        _work(entries, todo, folder, other_alive=lambda: _alive(parent), deadline=time.monotonic() + budget)
+        _work(entries, todo, folder, other_alive=lambda: _alive(parent), deadline=time.monotonic() + budget,
+              stop_alone=True)
     elif argv[:1] == ["record"]:
         key = argv[1]
         entries = record(key, argv[2:])
@@ -463,8 +471,6 @@ def _main(argv: list[str]) -> None:
                       f"  rank {rank[i]:.2f}")
     elif argv[:1] == ["record-all"]:
         # each command in a fresh process with an empty cache: python -m cardsim.simcore.compile_plan record-all [GAME...]
-        import tempfile
-
         for game in argv[1:] or games():
             for key, args in recorded_commands(game):
                 with tempfile.TemporaryDirectory() as cache:

@@ -12,9 +12,10 @@ another kernel calls it now gets no wrappers. If Python later calls the same ker
 the same argument types (a test, a replay), it is compiled once more with its wrappers,
 and that version replaces the wrapper-less one in Numba's cache (it serves both kinds of
 callers). A wrapper-less version is never entered in the table Python calls go through:
-calling one from Python would jump to a null pointer. (A kernel linked by symbol,
-:mod:`cardsim.simcore.linking`, keeps its symbol when compiled again: both versions
-define it with the same machine code, so callers run the same code whichever they find.)
+calling one from Python would jump to a null pointer. (The wrapper options are part of
+a kernel's symbol, so the version with wrappers has another symbol: a cached caller
+linked by symbol to the wrapper-less one, :mod:`cardsim.simcore.linking`, is then a
+cache miss and compiled again. That costs time, never correctness.)
 ``CARDSIM_CALLEE_WRAPPERS=1`` turns this patch off. Measured on ``play loba``'s first
 run: 41 s of compile CPU time without it, 26 s with it.
 
@@ -39,6 +40,7 @@ from contextlib import contextmanager
 
 from numba.core import dispatcher, types
 from numba.core import event as ev
+from numba.core.compiler_lock import global_compiler_lock
 
 WRAPPERLESS = os.environ.get("CARDSIM_CALLEE_WRAPPERS", "0") in ("0", "", "off", "false", "no")
 _WRAPPER_OPTIONS = ("no_cpython_wrapper", "no_cfunc_wrapper")
@@ -62,17 +64,19 @@ def as_callee():
 
 @contextmanager
 def _options(disp, value: bool):
-    """Set the wrapper options of one dispatcher (its compiler shares the dict) for a while."""
-    options = disp.targetoptions
-    saved = {k: options[k] for k in _WRAPPER_OPTIONS if k in options}
-    for k in _WRAPPER_OPTIONS:
-        options[k] = value
-    try:
-        yield
-    finally:
+    """Set the wrapper options of one dispatcher (its compiler shares the dict) for a while,
+    under Numba's compiler lock (another thread must not compile with them meanwhile)."""
+    with global_compiler_lock:
+        options = disp.targetoptions
+        saved = {k: options[k] for k in _WRAPPER_OPTIONS if k in options}
         for k in _WRAPPER_OPTIONS:
-            options.pop(k, None)
-        options.update(saved)
+            options[k] = value
+        try:
+            yield
+        finally:
+            for k in _WRAPPER_OPTIONS:
+                options.pop(k, None)
+            options.update(saved)
 
 
 def has_python_wrapper(cres) -> bool:
@@ -97,21 +101,28 @@ def _add_overload(self, cres):
 
 
 def _compile_for_args(self, *args, **kws):
-    """A call from Python: the overload it gets must have its Python wrapper."""
-    saved = getattr(_local, "python_call", None)
-    _local.python_call = self
+    """A call from Python: the overload it gets must have its Python wrapper (also when
+    the call happens while a callee compiles, e.g. a kernel called at a module's import)."""
+    saved = getattr(_local, "python_call", None), getattr(_local, "callee", 0)
+    _local.python_call, _local.callee = self, 0
     try:
         return _original_compile_for_args(self, *args, **kws)
     finally:
-        _local.python_call = saved
+        _local.python_call, _local.callee = saved
 
 
 def _compile(self, sig):
-    if getattr(_local, "python_call", None) is not self or getattr(_local, "callee", 0):
+    if getattr(_local, "python_call", None) is not self:
         return _original_compile(self, sig)
+    from numba.core import sigutils
+
     _local.python_call = None  # this dispatcher's own callees are not Python calls
-    entry = _original_compile(self, sig)
-    return ensure_python_wrapper(self, sig) or entry
+    # one lock for compiling and adding the wrappers: another thread must not get the
+    # wrapper-less entry in between
+    with global_compiler_lock:
+        _original_compile(self, sig)
+        ensure_python_wrapper(self, sig)
+        return self.overloads[tuple(sigutils.normalize_signature(sig)[0])].entry_point
 
 
 def ensure_python_wrapper(disp, sig):
@@ -119,18 +130,18 @@ def ensure_python_wrapper(disp, sig):
     it again with its wrappers, replace it in the dispatcher and in Numba's cache, and
     return the new entry point; else return None."""
     from numba.core import sigutils
-    from numba.core.compiler_lock import global_compiler_lock
 
     args, return_type = sigutils.normalize_signature(sig)
-    cres = disp.overloads.get(tuple(args))
-    if cres is None or has_python_wrapper(cres):
-        return None
-    with global_compiler_lock, _options(disp, False), \
-            ev.trigger_event("numba:compile", data=dict(dispatcher=disp, args=args, return_type=return_type)):
-        cres = disp._compiler.compile(args, return_type)
-        disp.add_overload(cres)
-    disp._cache.save_overload(sig, cres)
-    return cres.entry_point
+    with global_compiler_lock:
+        cres = disp.overloads.get(tuple(args))
+        if cres is None or has_python_wrapper(cres):
+            return None
+        with _options(disp, False), \
+                ev.trigger_event("numba:compile", data=dict(dispatcher=disp, args=args, return_type=return_type)):
+            cres = disp._compiler.compile(args, return_type)
+            disp.add_overload(cres)
+        disp._cache.save_overload(sig, cres)
+        return cres.entry_point
 
 
 def compile_as_callee(disp, args) -> None:

@@ -63,6 +63,18 @@ def test_a_worker_skips_claimed_kernels_and_waits_for_callees_the_other_compiles
     assert (tmp_path / "done-1").exists()
 
 
+def test_kernels_that_call_each_other_are_compiled_not_waited_for(tmp_path):
+    cycle = [Entry(e.module, e.qualname, e.args, -1, e.seconds, (1 - i,)) for i, e in enumerate(RNG_PLAN)]
+    # the other worker is alive but compiles nothing: without the cycle rule both wait to the deadline
+    assert compile_plan._work(cycle, [0, 1], tmp_path, other_alive=lambda: True,
+                              deadline=time.monotonic() + 10) == 2
+
+
+def test_the_helper_stops_when_its_command_is_gone(tmp_path):
+    assert compile_plan._work(RNG_PLAN, [0, 1], tmp_path, other_alive=lambda: False, stop_alone=True) == 0
+    assert not list(tmp_path.iterdir())
+
+
 def test_a_worker_does_not_wait_for_a_worker_that_is_gone(tmp_path):
     (tmp_path / "claim-0").touch()  # claimed, never done
     assert compile_plan._work(RNG_PLAN, [0, 1], tmp_path, other_alive=lambda: False) == 1

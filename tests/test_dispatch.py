@@ -87,13 +87,27 @@ CACHED = textwrap.dedent(f'''
     outer.__module__ = "{FAKE_MODULE}"
     outer = njit(cache=True)(outer)
 
+    from numba.core import event
+
+    class Compiles(event.Listener):  # compilations of inner (the wrapper recompile included)
+        count = 0
+
+        def on_start(self, ev):
+            if ev.data["dispatcher"] is inner:
+                Compiles.count += 1
+
+        def on_end(self, ev):
+            pass
+
+    event.register("numba:compile", Compiles())
     a = np.arange(10)
     if sys.argv[1] == "outer":
         value = int(outer(a, 3))
     else:  # Python calls the kernel the other process cached without its wrapper
         value = int(inner(a, 3))
     wrapped = [dispatch.has_python_wrapper(cres) for cres in inner.overloads.values()]
-    print(json.dumps({{"value": value, "wrapped": wrapped, "from_cache": sum(inner.stats.cache_hits.values()) > 0}}))
+    print(json.dumps({{"value": value, "wrapped": wrapped, "from_cache": sum(inner.stats.cache_hits.values()) > 0,
+                      "compiled": Compiles.count}}))
 ''')
 
 
@@ -107,12 +121,13 @@ def _run(tmp_path, which: str, **env) -> dict:
 
 def test_a_cached_wrapperless_callee_called_from_python_is_compiled_again(tmp_path):
     (tmp_path / "dp_mod.py").write_text(CACHED)
-    assert _run(tmp_path, "outer") == {"value": 136, "wrapped": [False], "from_cache": False}
+    assert _run(tmp_path, "outer") == {"value": 136, "wrapped": [False], "from_cache": False, "compiled": 1}
     # loaded from the cache without a wrapper, compiled again with it, and the cache entry replaced
-    assert _run(tmp_path, "inner") == {"value": 135, "wrapped": [True], "from_cache": True}
-    assert _run(tmp_path, "inner") == {"value": 135, "wrapped": [True], "from_cache": True}
+    assert _run(tmp_path, "inner") == {"value": 135, "wrapped": [True], "from_cache": True, "compiled": 1}
+    # so the next process loads the wrapped version and compiles nothing
+    assert _run(tmp_path, "inner") == {"value": 135, "wrapped": [True], "from_cache": True, "compiled": 0}
     # outer loads from the cache with inner's code inside it
-    assert _run(tmp_path, "outer") == {"value": 136, "wrapped": [], "from_cache": False}
+    assert _run(tmp_path, "outer") == {"value": 136, "wrapped": [], "from_cache": False, "compiled": 0}
 
 
 def test_the_switch_keeps_every_wrapper(tmp_path):
