@@ -374,7 +374,11 @@ def compile_shared(key: str, entries: list[Entry], todo: list[int], helper: bool
     """Compile ``todo`` (entry indices of plan ``key``) into Numba's cache, sharing the work
     with a helper process when ``helper``. Returns the seconds spent."""
     start = time.perf_counter()
-    folder = Path(tempfile.mkdtemp(prefix="cardsim-compile-"))
+    try:
+        folder = Path(tempfile.mkdtemp(prefix="cardsim-compile-"))
+    except OSError:  # no writable temporary folder: compile here alone, each kernel with its callees
+        compile_entries(entries, [i for i in todo if entries[i].parent < 0])
+        return time.perf_counter() - start
     proc = None
     try:
         if helper:

@@ -119,6 +119,17 @@ def test_prepare_compiles_the_plan_with_a_helper_on_a_cold_cache(tmp_path):
     assert _run(SETUP + "print(cp.prepare('two'))", cache, plans) == "0.0"
 
 
+def test_without_a_temporary_folder_the_plan_compiles_in_this_process(tmp_path, monkeypatch):
+    def no_folder(**kwargs):
+        raise PermissionError("read-only temporary folder")
+
+    monkeypatch.setattr(compile_plan.tempfile, "mkdtemp", no_folder)
+    monkeypatch.setattr(compile_plan, "compile_entries", lambda entries, indices: calls.append(indices))
+    calls = []
+    compile_plan.compile_shared("rng", RNG_PLAN, [0, 1])
+    assert calls == [[0, 1]]
+
+
 def test_stale_entries_are_skipped():
     plan = [Entry("cardsim.simcore.rng", "no_such_kernel", (types.int64,), -1, 1.0),
             Entry("cardsim.simcore.rng", "randbelow", (types.float64[:, :],), -1, 1.0)]
