@@ -15,3 +15,4 @@ run $PY benchmarks/bench_search_tienlen.py
 run $PY benchmarks/bench_search_tusac.py --decisions 200 --games 300 --strength-games 0
 run $PY benchmarks/bench_search_rummy.py --games 12 --skip-strength
 run $PY benchmarks/bench_custom_event.py
+run $PY benchmarks/bench_dispatch_patches.py

@@ -356,6 +356,13 @@ def _work(entries: list[Entry], todo: list[int], folder: Path, other_alive=lambd
     return mine
 
 
+def _budget(entries: list[Entry], todo: list[int]) -> float:
+    """Seconds a worker may spend on ``todo``: twice the recorded time plus 30 s. Past it a
+    command compiles the rest itself, so a hung helper cannot hang it."""
+    own = own_seconds(entries)
+    return 30 + 2 * sum(max(own[i], 0.0) for i in todo)
+
+
 def _alive(pid: int) -> bool:
     """Whether process ``pid`` still runs (the helper's view of the command)."""
     try:
@@ -386,11 +393,8 @@ def compile_shared(key: str, entries: list[Entry], todo: list[int], helper: bool
             proc = subprocess.Popen([sys.executable, "-m", "cardsim.simcore.compile_plan", "work", key, str(folder),
                                      ",".join(map(str, todo))], env=env, stdin=subprocess.DEVNULL,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        # a helper that hangs must not hang the command: past twice the recorded time, the
-        # command compiles the rest itself
-        budget = 30 + 2 * sum(max(s, 0.0) for s in (own_seconds(entries)[i] for i in todo))
         alive = (lambda: proc.poll() is None) if proc is not None else (lambda: False)
-        deadline = time.monotonic() + budget
+        deadline = time.monotonic() + _budget(entries, todo)
         _work(entries, todo, folder, other_alive=alive, deadline=deadline)
         if proc is not None:
             try:
@@ -451,10 +455,9 @@ def _main(argv: list[str]) -> None:
         key, folder, indices = argv[1], Path(argv[2]), argv[3]
         entries = load(key) or []
         todo = [int(i) for i in indices.split(",") if i]
-        budget = 30 + 2 * sum(max(s, 0.0) for s in (own_seconds(entries)[i] for i in todo))
         parent = os.getppid()
-        _work(entries, todo, folder, other_alive=lambda: _alive(parent), deadline=time.monotonic() + budget,
-              stop_alone=True)
+        _work(entries, todo, folder, other_alive=lambda: _alive(parent),
+              deadline=time.monotonic() + _budget(entries, todo), stop_alone=True)
     elif argv[:1] == ["record"]:
         key = argv[1]
         entries = record(key, argv[2:])

@@ -1,13 +1,14 @@
 """How Numba compiles a cardsim kernel that another kernel calls (patches, installed on import).
 
-Two patches of Numba's dispatcher, both for dispatchers of ``cardsim.*`` modules only, and
-neither changes the machine code of a kernel body, so results are identical:
+Three patches of Numba, the first two for dispatchers of ``cardsim.*`` modules only; none
+changes the machine code of a kernel body, so results are identical:
 
 *Callees are compiled without Python wrappers.* Numba compiles every function with a
 CPython wrapper (unboxes Python arguments) and a C-callable wrapper, even when only other
 kernels call it. For a kernel that takes a game state of a dozen arrays, the two wrappers
-cost more to compile than a small kernel's body (0.26 s against 0.10 s on a 2-core
-machine), and a first run compiles dozens of such callees. A kernel compiled because
+cost more to compile than a small kernel's body (a caller with ten such callees: 2.9 s
+with their wrappers, 1.4 s without, ``benchmarks/bench_dispatch_patches.py``), and a
+first run compiles dozens of such callees. A kernel compiled because
 another kernel calls it now gets no wrappers. If Python later calls the same kernel with
 the same argument types (a test, a replay), it is compiled once more with its wrappers,
 and that version replaces the wrapper-less one in Numba's cache (it serves both kinds of
@@ -29,8 +30,10 @@ compiled out of the turn loop).
 
 *Comparing compiler flags is cheap* (:func:`_fast_flags`). Every typing of a call to a
 Numba overload looks the flags up in a cache keyed by them, and Numba compares and
-hashes flags option by option through properties: a tenth of a first run's compile
-time. The same answers, computed directly from the stored values.
+hashes flags option by option through properties: a tenth of a profiled rummy compile
+(about 3 s for the comparisons of one ``play loba`` first run, 0.1 s patched:
+``benchmarks/bench_dispatch_patches.py``). The same answers, computed directly from the
+stored values.
 """
 from __future__ import annotations
 
@@ -38,28 +41,17 @@ import os
 import threading
 from contextlib import contextmanager
 
-from numba.core import dispatcher, types
+from numba.core import dispatcher, sigutils, types
 from numba.core import event as ev
 from numba.core.compiler_lock import global_compiler_lock
 
 WRAPPERLESS = os.environ.get("CARDSIM_CALLEE_WRAPPERS", "0") in ("0", "", "off", "false", "no")
 _WRAPPER_OPTIONS = ("no_cpython_wrapper", "no_cfunc_wrapper")
-_local = threading.local()  # callee depth and the dispatcher a Python call is compiling for
+_local = threading.local()  # the dispatcher a call from Python is compiling for
 
 
 def _is_cardsim(disp) -> bool:
     return getattr(disp.py_func, "__module__", "").startswith("cardsim.")
-
-
-@contextmanager
-def as_callee():
-    """Compilations inside are for calls from other kernels (no wrappers needed)."""
-    depth = getattr(_local, "callee", 0)
-    _local.callee = depth + 1
-    try:
-        yield
-    finally:
-        _local.callee = depth
 
 
 @contextmanager
@@ -103,19 +95,17 @@ def _add_overload(self, cres):
 def _compile_for_args(self, *args, **kws):
     """A call from Python: the overload it gets must have its Python wrapper (also when
     the call happens while a callee compiles, e.g. a kernel called at a module's import)."""
-    saved = getattr(_local, "python_call", None), getattr(_local, "callee", 0)
-    _local.python_call, _local.callee = self, 0
+    saved = getattr(_local, "python_call", None)
+    _local.python_call = self
     try:
         return _original_compile_for_args(self, *args, **kws)
     finally:
-        _local.python_call, _local.callee = saved
+        _local.python_call = saved
 
 
 def _compile(self, sig):
     if getattr(_local, "python_call", None) is not self:
         return _original_compile(self, sig)
-    from numba.core import sigutils
-
     _local.python_call = None  # this dispatcher's own callees are not Python calls
     # one lock for compiling and adding the wrappers: another thread must not get the
     # wrapper-less entry in between
@@ -125,34 +115,35 @@ def _compile(self, sig):
         return self.overloads[tuple(sigutils.normalize_signature(sig)[0])].entry_point
 
 
-def ensure_python_wrapper(disp, sig):
+def ensure_python_wrapper(disp, sig) -> None:
     """If ``disp``'s overload for ``sig`` (compiled or loaded) has no Python wrapper, compile
-    it again with its wrappers, replace it in the dispatcher and in Numba's cache, and
-    return the new entry point; else return None."""
-    from numba.core import sigutils
-
+    it again with its wrappers and replace it in the dispatcher and in Numba's cache."""
     args, return_type = sigutils.normalize_signature(sig)
     with global_compiler_lock:
         cres = disp.overloads.get(tuple(args))
         if cres is None or has_python_wrapper(cres):
-            return None
+            return
         with _options(disp, False), \
                 ev.trigger_event("numba:compile", data=dict(dispatcher=disp, args=args, return_type=return_type)):
             cres = disp._compiler.compile(args, return_type)
             disp.add_overload(cres)
         disp._cache.save_overload(sig, cres)
-        return cres.entry_point
+
+
+@contextmanager
+def _as_callee(disp):
+    """Compilations of ``disp`` inside are for calls from other kernels: no wrappers."""
+    if WRAPPERLESS and _is_cardsim(disp):
+        with _options(disp, True):
+            yield
+    else:
+        yield
 
 
 def compile_as_callee(disp, args) -> None:
-    """Compile (or load) ``disp`` for argument types ``args`` as a call from another kernel
-    would: without wrappers."""
-    with as_callee():
-        if WRAPPERLESS and _is_cardsim(disp):
-            with _options(disp, True):
-                disp.compile(tuple(args))
-        else:
-            disp.compile(tuple(args))
+    """Compile (or load) ``disp`` for argument types ``args`` as a call from another kernel would."""
+    with _as_callee(disp):
+        disp.compile(tuple(args))
 
 
 def _plain_int(t):
@@ -165,10 +156,7 @@ def _get_call_template(self, args, kws):
         return _original_get_call_template(self, args, kws)
     args = tuple(_plain_int(a) for a in args)
     kws = {k: _plain_int(v) for k, v in kws.items()}
-    with as_callee():
-        if WRAPPERLESS:
-            with _options(self, True):
-                return _original_get_call_template(self, args, kws)
+    with _as_callee(self):
         return _original_get_call_template(self, args, kws)
 
 
