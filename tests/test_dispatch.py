@@ -9,9 +9,13 @@ import sys
 import textwrap
 
 import numpy as np
+import pytest
 from numba import njit
 
 from cardsim.simcore import dispatch
+
+# as a cardsim command compiles (tests/conftest.py keeps callee wrappers elsewhere)
+pytestmark = pytest.mark.usefixtures("callees_without_wrappers")
 
 # The patches apply to kernels of cardsim modules only: the test kernels claim to be one.
 FAKE_MODULE = "cardsim.simcore._dispatch_test"

@@ -13,6 +13,9 @@ sys.path.insert(0, str(GOLDEN))
 from cases import CASES, REPLAYS  # noqa: E402
 from runner import load_case, replay_case  # noqa: E402
 
+# as a cardsim command compiles (tests/conftest.py keeps callee wrappers elsewhere)
+pytestmark = pytest.mark.usefixtures("callees_without_wrappers")
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_golden_data_is_unchanged(name, tmp_path):
