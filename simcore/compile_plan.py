@@ -307,12 +307,14 @@ def enabled() -> bool:
 
 
 def _work(entries: list[Entry], todo: list[int], folder: Path, other_alive=lambda: False,
-          deadline: float = float("inf"), stop_alone: bool = False) -> int:
+          deadline: float = float("inf"), stop_alone: bool = False, idle=None) -> int:
     """Compile this process's share of ``todo``: repeatedly claim (a file in ``folder``) a
     kernel whose callees are all done, highest rank first, compile it, mark it done.
     ``other_alive()`` says whether the other worker still runs: once it has exited, its
     unfinished claims are not waited for, or, with ``stop_alone`` (the helper, whose
-    command is gone), this worker stops. Returns how many kernels this process compiled."""
+    command is gone), this worker stops. With ``idle`` (the command), the worker returns
+    only when every kernel is done, and calls ``idle()`` once the first time it waits for
+    the other worker. Returns how many kernels this process compiled."""
     rank, deps = ranks(entries), callees(entries)
     todo_set = set(todo)
     deps = {i: deps[i] & todo_set for i in todo}
@@ -327,15 +329,18 @@ def _work(entries: list[Entry], todo: list[int], folder: Path, other_alive=lambd
             if (folder / f"claim-{i}").exists():
                 claimed.add(i)
         free = sorted(todo_set - claimed, key=lambda k: -rank[k])
-        if not free:
-            break
         alive = other_alive()
+        if not free:
+            if idle is None or not alive or todo_set <= done:
+                break
+            idle = _wait(idle)  # the other worker compiles the last kernels
+            continue
         if stop_alone and not alive:
             break
         ready = [i for i in free if deps[i] <= done]
         if not ready:
             if alive and claimed - done:  # wait for a callee the other worker is compiling
-                time.sleep(0.01)
+                idle = _wait(idle)
                 continue
             # the other worker is gone, or the kernels left call each other (recursion):
             # compile them anyway, callees first as needed
@@ -356,6 +361,26 @@ def _work(entries: list[Entry], todo: list[int], folder: Path, other_alive=lambd
     return mine
 
 
+def _wait(idle):
+    """Wait a little for the other worker. The first time, a callable ``idle`` is done
+    instead (the command's imports); returns what to do at the next wait."""
+    if callable(idle):
+        idle()
+        return True  # done: sleep from now on
+    time.sleep(0.01)
+    return idle
+
+
+def import_output_libraries() -> None:
+    """What a command imports after its kernels compile (pandas, pyarrow), imported while
+    it waits for the helper's last kernels instead."""
+    try:
+        import pandas  # noqa: F401
+        import pyarrow.parquet  # noqa: F401
+    except ImportError:  # pragma: no cover - reported where they are needed
+        pass
+
+
 def _budget(entries: list[Entry], todo: list[int]) -> float:
     """Seconds a worker may spend on ``todo``: twice the recorded time plus 30 s. Past it a
     command compiles the rest itself, so a hung helper cannot hang it."""
@@ -370,6 +395,10 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return os.getppid() == pid  # re-parented: the command is gone
+
+
+def _all_done(folder: Path, todo: list[int]) -> bool:
+    return all((folder / f"done-{i}").exists() for i in todo)
 
 
 def cold_entries(entries: list[Entry]) -> list[int]:
@@ -395,15 +424,11 @@ def compile_shared(key: str, entries: list[Entry], todo: list[int], helper: bool
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         alive = (lambda: proc.poll() is None) if proc is not None else (lambda: False)
         deadline = time.monotonic() + _budget(entries, todo)
-        _work(entries, todo, folder, other_alive=alive, deadline=deadline)
-        if proc is not None:
-            try:
-                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                pass
+        # returns once every kernel is done: the helper then exits on its own, unwaited
+        _work(entries, todo, folder, other_alive=alive, deadline=deadline, idle=import_output_libraries)
     finally:
-        if proc is not None and proc.poll() is None:
-            proc.kill()
+        if proc is not None and proc.poll() is None and not _all_done(folder, todo):
+            proc.kill()  # past the deadline, or interrupted
             proc.wait()
         shutil.rmtree(folder, ignore_errors=True)
     return time.perf_counter() - start

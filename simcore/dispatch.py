@@ -164,8 +164,16 @@ def _fast_flags() -> None:
     """``TargetConfig.values``, ``__eq__`` and ``__hash__`` with Numba's results, faster."""
     from numba.core.targetconfig import TargetConfig
 
+    defaults: dict[type, dict] = {}
+
+    def class_defaults(cls) -> dict:
+        if cls not in defaults:
+            defaults[cls] = {k: option.default for k, option in cls.options.items()}
+        return defaults[cls]
+
     def values(self):
-        return {k: self._values.get(k, option.default) for k, option in self.options.items()}
+        # the same dict, in the same order, as Numba's {k: self._values.get(k, default)}
+        return {**class_defaults(type(self)), **self._values}
 
     hashes: dict[type, int] = {}
 
@@ -180,9 +188,16 @@ def _fast_flags() -> None:
     def eq(self, other):
         if not isinstance(other, TargetConfig):
             return NotImplemented
-        if self is other or (type(self) is type(other) and self._values == other._values):
+        if self is other:
             return True
-        return values(self) == values(other)
+        if type(self) is not type(other):
+            return values(self) == values(other)
+        mine, theirs = self._values, other._values
+        if mine == theirs:
+            return True
+        # options set in neither are equal (both default): compare the others only
+        default = class_defaults(type(self))
+        return all(mine.get(k, default[k]) == theirs.get(k, default[k]) for k in mine.keys() | theirs.keys())
 
     TargetConfig.values = values
     TargetConfig.__hash__ = hash_

@@ -29,11 +29,12 @@ import os
 import shutil
 import uuid
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
+if TYPE_CHECKING:  # imported where used: a command imports pyarrow after its kernels compile
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
 from cardsim.simcore.config import ConfigError
 
@@ -262,6 +263,7 @@ class PartialRun:
         the folder fsynced: a part that exists after a crash is complete, and resume
         can tell a damaged one from a good one.
         """
+        import pyarrow.parquet as pq
         if set(tables) != set(self.manifest["tables"]):
             raise ValueError(f"chunk {chunk_id} has tables {sorted(tables)}, expected {self.manifest['tables']}")
         rows = {}
@@ -310,6 +312,8 @@ class PartialRun:
         return redone
 
     def _part_problem(self, file: Path, table: str, chunk_id: int) -> str | None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
         try:
             data = file.read_bytes()
             record = None
@@ -338,6 +342,7 @@ class PartialRun:
         Temporary files of killed writers and the ``checksums/`` folder are removed
         first, so the finished dataset holds nothing but its parts.
         """
+        import pyarrow.parquet as pq
         missing = self.missing_chunks()
         if missing:
             raise ConfigError(f"cannot finish {self.out}: {len(missing)} chunk(s) missing")
@@ -452,6 +457,8 @@ class Dataset:
 
     def read_part(self, file: Path, columns: list[str] | None = None) -> pa.Table:
         """One part as a table, after checking it against its run.json record."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
         file = Path(file)
         table = file.parent.name
         where = f"{table}/{file.name}"
@@ -483,6 +490,7 @@ class Dataset:
 
     def read(self, table: str, columns: list[str] | None = None) -> pd.DataFrame:
         """A whole table as a DataFrame."""
+        import pyarrow as pa
         return pa.concat_tables(list(self.iter_parts(table, columns))).to_pandas()
 
 
@@ -524,6 +532,8 @@ def verify(path: str | os.PathLike) -> list[str]:
     checksum and row count, and that its embedded metadata is this run's (not a part
     copied in from another run).
     """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
     path = Path(path)
     problems: list[str] = []
     try:

@@ -149,6 +149,7 @@ def test_flag_comparisons_give_numbas_answers():
     nrt.nrt = nrt_too.nrt = True
     no_nrt.nrt = False  # set, but to the default: equal to a flags object that leaves it unset
     assert plain.values() == numba_values(plain) and nrt.values() == numba_values(nrt)
+    assert list(nrt.values().items()) == list(numba_values(nrt).items())  # same order too
     assert nrt == nrt_too and plain == no_nrt and not plain == nrt and plain != nrt
     assert hash(plain) == hash(nrt) == hash(tuple(sorted(numba_values(plain))))
     assert (Flags() == 3) is False
