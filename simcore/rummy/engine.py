@@ -54,8 +54,7 @@ the callee sets its own.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.extending import overload
+from numba import njit
 from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.rummy.cards import JOKER, add_card, card_points, remove_card
@@ -465,18 +464,21 @@ def apply_take(st, from_pile, prm, mp, state, log, nl, log_on):
     return state, nl
 
 
-def exact_switch(exact, prm):
-    """``laydown_out``'s ``exact``: None when ``exact`` is None, else the rules' exact switch."""
-    return None if exact is None else prm[P_EXACT]
+def solver_markers(prm: np.ndarray) -> tuple:
+    """Which lay-down solvers a run can reach, as the kernels' ``exact`` argument: a tuple
+    ``(go_out, go_out_exact, contract_exact)`` of markers, each None (never) or 1. Numba
+    compiles only the solvers whose marker is not None (an argument typed None prunes its
+    branch), so a run compiles what its rules use and plays exactly as with every solver.
 
-
-@overload(exact_switch)
-def _exact_switch_typed(exact, prm):
-    # Chosen by type while compiling: an `if exact is None` in the caller typed both
-    # branches and compiled laydown_out twice (about 6 s of a first Continental run).
-    if isinstance(exact, types.NoneType):
-        return lambda exact, prm: None
-    return lambda exact, prm: prm[P_EXACT]
+    ``go_out``: a seat can go out at once (:func:`laydown_out`: Loba's final round with
+    bought cards, so Loba with claims). ``go_out_exact``: that lay-down uses the exact solver
+    (``exact_go_out``), else the greedy one. ``contract_exact``: an ordinary lay-down of
+    lengthened melds uses the exact solver (``exact_laydown``), else the greedy one.
+    """
+    exact_on = bool(prm[P_EXACT])
+    go_out = 1 if prm[P_GAME] == GAME_LOBA and prm[P_CLAIMS] else None
+    return (go_out, 1 if go_out is not None and exact_on else None,
+            1 if exact_on and prm[P_EXTEND] else None)
 
 
 @by_symbol
@@ -486,19 +488,18 @@ def laydown_out(st, p, mp, exact, log, nl, log_on):
     extra cards (buys): the lay-down of the solver's extend mode (longer melds), accepted
     only when it leaves at most one card (to discard). The table gets the contract's exact
     melds (trío of 3, escalera of 4 within the joker limits), then the extra cards as
-    same-turn lay-offs on those new melds. ``exact``: the lay-down leaving the fewest cards
-    (:func:`cardsim.simcore.rummy.laydown.exact_laydown`), else the old greedy solver (most
-    points); None: the greedy solver, and the exact one is not compiled. Returns ``(ok, log
-    rows)``; nothing changes when not ok."""
+    same-turn lay-offs on those new melds. ``exact`` (the ``go_out_exact`` marker of
+    :func:`solver_markers`): the lay-down leaving the fewest cards
+    (:func:`cardsim.simcore.rummy.laydown.exact_laydown`); None: the old greedy solver
+    (most points), and the exact one is not compiled. Returns ``(ok, log rows)``; nothing
+    changes when not ok."""
     h1, h2, hj, seat, seen, mrow, mcards, mlen, mown, pile, deck, sv = st
     k, m = sv[V_K], sv[V_M]
     a1, a2, aj = h1[p], h2[p], hj[p]
     if exact is None:
         ok, left, rows, l1, l2, lj = best_laydown(a1, a2, aj, k, m, mp, np.int64(1))
-    elif exact:
-        ok, left, rows, l1, l2, lj = exact_laydown(a1, a2, aj, k, m, mp)
     else:
-        ok, left, rows, l1, l2, lj = best_laydown(a1, a2, aj, k, m, mp, np.int64(1))
+        ok, left, rows, l1, l2, lj = exact_laydown(a1, a2, aj, k, m, mp)
     if not ok or n_cards(l1, l2, lj) > 1:
         return False, nl
     n = rows.shape[0]
@@ -616,16 +617,15 @@ def can_lay_down(st, p, mp):
 @njit(cache=True, _nrt=True, forceinline=False)
 def _lay_down_contract(st, p, prm, mp, exact, log, nl, log_on):
     """Seat ``p`` lays down the solver's best lay-down (apart from :func:`apply_laydown`: the
-    solvers return arrays, so this part keeps numba's reference counting). ``exact``: None
-    when the rules never use the exact solver (it is then not compiled)."""
+    solvers return arrays, so this part keeps numba's reference counting). ``exact`` (the
+    ``contract_exact`` marker of :func:`solver_markers`): the exact solver; None: the
+    greedy one, and the exact one is not compiled."""
     h1, h2, hj, seat, seen, mrow, mcards, mlen, mown, pile, deck, sv = st
     k, m = sv[V_K], sv[V_M]
     if exact is None:
         ok, left, rows, l1, l2, lj = best_laydown(h1[p], h2[p], hj[p], k, m, mp, prm[P_EXTEND])
-    elif prm[P_EXTEND] and prm[P_EXACT]:
-        ok, left, rows, l1, l2, lj = exact_laydown(h1[p], h2[p], hj[p], k, m, mp)
     else:
-        ok, left, rows, l1, l2, lj = best_laydown(h1[p], h2[p], hj[p], k, m, mp, prm[P_EXTEND])
+        ok, left, rows, l1, l2, lj = exact_laydown(h1[p], h2[p], hj[p], k, m, mp)
     nm0 = sv[V_NM]
     nm = build_melds(h1[p], h2[p], l1, l2, rows, p, mrow, mcards, mlen, mown, nm0)
     sv[V_NM] = nm
@@ -640,11 +640,26 @@ def _lay_down_contract(st, p, prm, mp, exact, log, nl, log_on):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
+def _go_out_at_once(st, p, mp, go_out, exact, log, nl, log_on):
+    """Loba's final round with bought cards: only a lay-down that takes the whole hand
+    (:func:`laydown_out`). ``go_out`` None: rules where no seat gets here (numba then
+    leaves this out)."""
+    if go_out is None:
+        return nl
+    ok, nl = laydown_out(st, p, mp, exact, log, nl, log_on)
+    if ok:
+        st[3][F_DOWN, p] = 1
+        st[11][V_LAID_NOW] = 1
+        forget_played(st, p)
+    return nl
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
 def apply_laydown(st, go, prm, mp, cseat, exact, log, nl, log_on):
     """Seat ``V_P`` lays down (``go``) the solver's best lay-down, or passes. ``cseat`` None:
-    rules without claims; ``exact`` None: rules that never use the exact solver (numba
-    then leaves that code out)."""
-    h1, h2, hj, seat, sv = st[0], st[1], st[2], st[3], st[11]
+    rules without claims; ``exact``: the lay-down solvers the rules can reach
+    (:func:`solver_markers`; numba leaves the others out)."""
+    h1, h2, hj, sv = st[0], st[1], st[2], st[11]
     p = sv[V_P]
     k, m = sv[V_K], sv[V_M]
     sv[V_PHASE] = PH_LAYOFF
@@ -652,14 +667,8 @@ def apply_laydown(st, go, prm, mp, cseat, exact, log, nl, log_on):
         return nl
     if cseat is not None:  # without claims no hand holds more than the contract + 1 cards
         if sv[V_OUT_AT_ONCE] and n_cards(h1[p], h2[p], hj[p]) > 3 * k + 4 * m + 1:
-            # Loba's final round with bought cards: only a lay-down that takes the whole hand
-            ok, nl = laydown_out(st, p, mp, exact_switch(exact, prm), log, nl, log_on)
-            if ok:
-                seat[F_DOWN, p] = 1
-                sv[V_LAID_NOW] = 1
-                forget_played(st, p)
-            return nl
-    return _lay_down_contract(st, p, prm, mp, exact, log, nl, log_on)
+            return _go_out_at_once(st, p, mp, exact[0], exact[1], log, nl, log_on)
+    return _lay_down_contract(st, p, prm, mp, exact[2], log, nl, log_on)
 
 
 @by_symbol
@@ -755,8 +764,8 @@ def apply_discard(st, c, prm, log, nl, log_on):
 @njit(cache=True, _nrt=False, forceinline=True)
 def apply_decision(st, d, prm, mp, cseat, exact, state, log, nl, log_on):
     """Apply decision ``d`` of the phase due (see the module docstring). ``cseat`` (claim seats)
-    and ``exact`` are None when the rules have no claims / never use the exact lay-down
-    solver: numba then leaves that code out. Returns ``(state, log rows)``."""
+    is None when the rules have no claims; ``exact`` marks the lay-down solvers they can
+    reach (:func:`solver_markers`): numba leaves the rest out. Returns ``(state, log rows)``."""
     ph = st[11][V_PHASE]
     if ph == PH_TAKE:
         state, nl = apply_take(st, d, prm, mp, state, log, nl, log_on)

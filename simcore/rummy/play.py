@@ -62,7 +62,7 @@ from cardsim.simcore.linking import by_symbol
 from cardsim.simcore.blocks import run_blocks
 from cardsim.simcore.rng import game_key, search_key, shuffle_plan, shuffle_prefix_planned
 from cardsim.simcore.rummy.cards import make_deck
-from cardsim.simcore.rummy.engine import advance, apply_decision, deal_round, finish_round
+from cardsim.simcore.rummy.engine import advance, apply_decision, deal_round, finish_round, solver_markers
 from cardsim.simcore.rummy.log import L_ROUND, LOG_CAP, _log, format_log
 from cardsim.simcore.rummy.policies import POL_HEURISTIC, POL_SEARCH, POLICIES, choose
 from cardsim.simcore.rummy.search import search_choose
@@ -80,9 +80,9 @@ def play_round(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, exac
                log_on):
     """Play one round from the shuffled pack in ``st``'s ``deck``: the seats' policies decide
     (:func:`cardsim.simcore.rummy.policies.choose`, or the search), the engine applies.
-    ``bud``: search budgets per seat, or None when no seat searches; ``cseat`` (claim seats)
-    and ``exact`` (a marker): None when the rules have no claims / never use the exact
-    lay-down solver (:class:`_Setup`). Fills
+    ``bud``: search budgets per seat, or None when no seat searches; ``cseat`` (claim seats):
+    None when the rules have no claims; ``exact``: the lay-down solvers the rules can reach
+    (:func:`cardsim.simcore.rummy.engine.solver_markers`). Fills
     ``seatout[N_SEAT, P]`` and ``info[N_INFO]``. Returns ``(state, search state, log rows)``."""
     nl = deal_round(st, first, k, m, H, prm, mp, pol, np.int64(POL_HEURISTIC), log, nl, log_on)
     while True:
@@ -201,12 +201,11 @@ class _Setup:
         self.pol = policy_codes(policies, self.P)
         self.bud = seat_budgets(self.pol, policies, self.P, POL_SEARCH)
         self.cseat = claim_mask(claim_seats, self.P)
-        # None when the rules have no claims / never use the exact lay-down solver: the kernels
-        # compiled for such runs leave that code out (results do not depend on it)
-        claims_on = bool(self.prm[P_CLAIMS])
-        if not claims_on:
+        # None when the rules have no claims; markers of the lay-down solvers the rules can
+        # reach: the kernels compiled for a run leave the rest out (results do not depend on it)
+        if not self.prm[P_CLAIMS]:
             self.cseat = None
-        self.exact = (np.ones(1, np.int64) if self.prm[P_EXACT] and (self.prm[P_EXTEND] or claims_on) else None)
+        self.exact = solver_markers(self.prm)
         self.deck_base = make_deck(rules.deck_jokers()).astype(np.int64)
         D = self.deck_base.shape[0]
         self.sizes, self.products = shuffle_plan(D, D - 1)

@@ -1,5 +1,5 @@
-"""The kernels compiled without the claim code and the exact lay-down solver (None arguments
-that numba prunes) play exactly like the full kernels when those parts cannot act."""
+"""The kernels compiled without the claim code and the lay-down solvers the rules cannot reach
+(None arguments that numba prunes) play exactly like the full kernels when those parts cannot act."""
 import numpy as np
 import pytest
 
@@ -28,9 +28,10 @@ def test_no_claims_kernel_equals_claims_kernel_with_no_claiming_seat(make_rules)
     assert without["hands"]["turns"].sum() > 0
 
 
-def test_exact_marker_only_when_a_lay_down_can_use_the_exact_solver():
-    assert G._Setup(LobaRules(), "heuristic", None).exact is None  # no buys: never more than contract + 1 cards
-    assert G._Setup(LobaRules(claims=True), "heuristic", None).exact is not None
-    assert G._Setup(LobaRules(claims=True, exact_go_out=False), "heuristic", None).exact is None
-    assert G._Setup(ContinentalRules(), "heuristic", None).exact is not None
-    assert G._Setup(ContinentalRules(exact_laydown=False, claims=False), "heuristic", None).exact is None
+def test_solver_markers_name_only_the_lay_down_solvers_the_rules_can_reach():
+    # (go out at once, its exact solver, the exact solver for an ordinary lay-down)
+    assert G._Setup(LobaRules(), "heuristic", None).exact == (None, None, None)  # no buys: never goes out at once
+    assert G._Setup(LobaRules(claims=True), "heuristic", None).exact == (1, 1, None)
+    assert G._Setup(LobaRules(claims=True, exact_go_out=False), "heuristic", None).exact == (1, None, None)
+    assert G._Setup(ContinentalRules(), "heuristic", None).exact == (None, None, 1)  # Loba's final round only
+    assert G._Setup(ContinentalRules(exact_laydown=False, claims=False), "heuristic", None).exact == (None, None, None)
