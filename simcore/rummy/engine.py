@@ -54,7 +54,8 @@ the callee sets its own.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.rummy.cards import JOKER, add_card, card_points, remove_card
@@ -481,6 +482,24 @@ def solver_markers(prm: np.ndarray) -> tuple:
             1 if exact_on and prm[P_EXTEND] else None)
 
 
+def solve_laydown(exact, a1, a2, aj, k, m, mp, extend):
+    """The lay-down solver marker ``exact`` names (:func:`solver_markers`): the exact solver,
+    or the greedy one (``extend``: longer melds) when None. Returns the solvers' ``(ok, left,
+    rows, l1, l2, lj)``."""
+    if exact is None:
+        return best_laydown(a1, a2, aj, k, m, mp, extend)
+    return exact_laydown(a1, a2, aj, k, m, mp)
+
+
+@overload(solve_laydown)
+def _solve_laydown_typed(exact, a1, a2, aj, k, m, mp, extend):
+    # Chosen by the marker's type while compiling: numba prunes `if exact is None` only when
+    # ``exact`` is None, so a plain `if` in a kernel compiled both solvers for a marker of 1.
+    if isinstance(exact, types.NoneType):
+        return lambda exact, a1, a2, aj, k, m, mp, extend: best_laydown(a1, a2, aj, k, m, mp, extend)
+    return lambda exact, a1, a2, aj, k, m, mp, extend: exact_laydown(a1, a2, aj, k, m, mp)
+
+
 @by_symbol
 @njit(cache=True, _nrt=True, forceinline=False)
 def laydown_out(st, p, mp, exact, log, nl, log_on):
@@ -496,10 +515,7 @@ def laydown_out(st, p, mp, exact, log, nl, log_on):
     h1, h2, hj, seat, seen, mrow, mcards, mlen, mown, pile, deck, sv = st
     k, m = sv[V_K], sv[V_M]
     a1, a2, aj = h1[p], h2[p], hj[p]
-    if exact is None:
-        ok, left, rows, l1, l2, lj = best_laydown(a1, a2, aj, k, m, mp, np.int64(1))
-    else:
-        ok, left, rows, l1, l2, lj = exact_laydown(a1, a2, aj, k, m, mp)
+    ok, left, rows, l1, l2, lj = solve_laydown(exact, a1, a2, aj, k, m, mp, np.int64(1))
     if not ok or n_cards(l1, l2, lj) > 1:
         return False, nl
     n = rows.shape[0]
@@ -622,10 +638,7 @@ def _lay_down_contract(st, p, prm, mp, exact, log, nl, log_on):
     greedy one, and the exact one is not compiled."""
     h1, h2, hj, seat, seen, mrow, mcards, mlen, mown, pile, deck, sv = st
     k, m = sv[V_K], sv[V_M]
-    if exact is None:
-        ok, left, rows, l1, l2, lj = best_laydown(h1[p], h2[p], hj[p], k, m, mp, prm[P_EXTEND])
-    else:
-        ok, left, rows, l1, l2, lj = exact_laydown(h1[p], h2[p], hj[p], k, m, mp)
+    ok, left, rows, l1, l2, lj = solve_laydown(exact, h1[p], h2[p], hj[p], k, m, mp, prm[P_EXTEND])
     nm0 = sv[V_NM]
     nm = build_melds(h1[p], h2[p], l1, l2, rows, p, mrow, mcards, mlen, mown, nm0)
     sv[V_NM] = nm

@@ -35,3 +35,27 @@ def test_solver_markers_name_only_the_lay_down_solvers_the_rules_can_reach():
     assert G._Setup(LobaRules(claims=True, exact_go_out=False), "heuristic", None).exact == (1, None, None)
     assert G._Setup(ContinentalRules(), "heuristic", None).exact == (None, None, 1)  # Loba's final round only
     assert G._Setup(ContinentalRules(exact_laydown=False, claims=False), "heuristic", None).exact == (None, None, None)
+
+
+def test_the_solver_marker_picks_one_solver_while_compiling():
+    from numba import types
+
+    from cardsim.simcore.rummy import engine as E
+
+    greedy = E._solve_laydown_typed(types.none, *[types.int64] * 7)
+    exact = E._solve_laydown_typed(types.int64, *[types.int64] * 7)
+    assert "best_laydown" in greedy.__code__.co_names and "exact_laydown" not in greedy.__code__.co_names
+    assert "exact_laydown" in exact.__code__.co_names and "best_laydown" not in exact.__code__.co_names
+
+
+def test_recorded_compile_plans_leave_out_the_solvers_the_rules_cannot_reach():
+    """The shipped plans are recorded from real first runs (default rules): Continental never
+    goes out at once and uses the exact solver only; Loba without claims never goes out at once."""
+    from cardsim.simcore import compile_plan
+
+    def kernels(key):
+        return {e.qualname for e in compile_plan.load(key)}
+
+    for key in ("continental-play", "continental-play-search", "continental-replay"):
+        assert {"laydown_out", "best_laydown"}.isdisjoint(kernels(key)) and "exact_laydown" in kernels(key), key
+    assert "laydown_out" not in kernels("loba-play") and "best_laydown" in kernels("loba-play")
