@@ -465,25 +465,29 @@ def apply_take(st, from_pile, prm, mp, state, log, nl, log_on):
     return state, nl
 
 
-def solver_markers(prm: np.ndarray) -> tuple:
-    """Which lay-down solvers a run can reach, as the kernels' ``exact`` argument: a tuple
-    ``(go_out, go_out_exact, contract_exact)`` of markers, each None (never) or 1. Numba
-    compiles only the solvers whose marker is not None (an argument typed None prunes its
-    branch), so a run compiles what its rules use and plays exactly as with every solver.
+def reach_markers(prm: np.ndarray, pol: np.ndarray) -> tuple:
+    """The code a run's rules and policies can reach, as the kernels' ``reach`` argument: a
+    tuple ``(go_out, go_out_exact, contract_exact, random_seat)`` of markers, each None
+    (never) or 1. Numba compiles only the code whose marker is not None (picked by the
+    marker's type), so a run compiles what it uses and plays exactly as with all of it.
 
     ``go_out``: a seat can go out at once (:func:`laydown_out`: Loba's final round with
     bought cards, so Loba with claims). ``go_out_exact``: that lay-down uses the exact solver
     (``exact_go_out``), else the greedy one. ``contract_exact``: an ordinary lay-down of
     lengthened melds uses the exact solver (``exact_laydown``), else the greedy one.
+    ``random_seat``: some seat plays the random policy
+    (:func:`cardsim.simcore.rummy.policies.choose`).
     """
+    from cardsim.simcore.rummy.policies import POL_RANDOM
+
     exact_on = bool(prm[P_EXACT])
     go_out = 1 if prm[P_GAME] == GAME_LOBA and prm[P_CLAIMS] else None
     return (go_out, 1 if go_out is not None and exact_on else None,
-            1 if exact_on and prm[P_EXTEND] else None)
+            1 if exact_on and prm[P_EXTEND] else None, 1 if (np.asarray(pol) == POL_RANDOM).any() else None)
 
 
 def solve_laydown(exact, a1, a2, aj, k, m, mp, extend):
-    """The lay-down solver marker ``exact`` names (:func:`solver_markers`): the exact solver,
+    """The lay-down solver marker ``exact`` names (:func:`reach_markers`): the exact solver,
     or the greedy one (``extend``: longer melds) when None. Returns the solvers' ``(ok, left,
     rows, l1, l2, lj)``."""
     if exact is None:
@@ -508,7 +512,7 @@ def laydown_out(st, p, mp, exact, log, nl, log_on):
     only when it leaves at most one card (to discard). The table gets the contract's exact
     melds (trío of 3, escalera of 4 within the joker limits), then the extra cards as
     same-turn lay-offs on those new melds. ``exact`` (the ``go_out_exact`` marker of
-    :func:`solver_markers`): the lay-down leaving the fewest cards
+    :func:`reach_markers`): the lay-down leaving the fewest cards
     (:func:`cardsim.simcore.rummy.laydown.exact_laydown`); None: the old greedy solver
     (most points), and the exact one is not compiled. Returns ``(ok, log rows)``; nothing
     changes when not ok."""
@@ -634,7 +638,7 @@ def can_lay_down(st, p, mp):
 def _lay_down_contract(st, p, prm, mp, exact, log, nl, log_on):
     """Seat ``p`` lays down the solver's best lay-down (apart from :func:`apply_laydown`: the
     solvers return arrays, so this part keeps numba's reference counting). ``exact`` (the
-    ``contract_exact`` marker of :func:`solver_markers`): the exact solver; None: the
+    ``contract_exact`` marker of :func:`reach_markers`): the exact solver; None: the
     greedy one, and the exact one is not compiled."""
     h1, h2, hj, seat, seen, mrow, mcards, mlen, mown, pile, deck, sv = st
     k, m = sv[V_K], sv[V_M]
@@ -668,10 +672,10 @@ def _go_out_at_once(st, p, mp, go_out, exact, log, nl, log_on):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
-def apply_laydown(st, go, prm, mp, cseat, exact, log, nl, log_on):
+def apply_laydown(st, go, prm, mp, cseat, reach, log, nl, log_on):
     """Seat ``V_P`` lays down (``go``) the solver's best lay-down, or passes. ``cseat`` None:
-    rules without claims; ``exact``: the lay-down solvers the rules can reach
-    (:func:`solver_markers`; numba leaves the others out)."""
+    rules without claims; ``reach``: what the rules can reach (:func:`reach_markers`;
+    numba leaves out the lay-down solvers they cannot)."""
     h1, h2, hj, sv = st[0], st[1], st[2], st[11]
     p = sv[V_P]
     k, m = sv[V_K], sv[V_M]
@@ -680,8 +684,8 @@ def apply_laydown(st, go, prm, mp, cseat, exact, log, nl, log_on):
         return nl
     if cseat is not None:  # without claims no hand holds more than the contract + 1 cards
         if sv[V_OUT_AT_ONCE] and n_cards(h1[p], h2[p], hj[p]) > 3 * k + 4 * m + 1:
-            return _go_out_at_once(st, p, mp, exact[0], exact[1], log, nl, log_on)
-    return _lay_down_contract(st, p, prm, mp, exact[2], log, nl, log_on)
+            return _go_out_at_once(st, p, mp, reach[0], reach[1], log, nl, log_on)
+    return _lay_down_contract(st, p, prm, mp, reach[2], log, nl, log_on)
 
 
 @by_symbol
@@ -775,10 +779,10 @@ def apply_discard(st, c, prm, log, nl, log_on):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
-def apply_decision(st, d, prm, mp, cseat, exact, state, log, nl, log_on):
+def apply_decision(st, d, prm, mp, cseat, reach, state, log, nl, log_on):
     """Apply decision ``d`` of the phase due (see the module docstring). ``cseat`` (claim seats)
-    is None when the rules have no claims; ``exact`` marks the lay-down solvers they can
-    reach (:func:`solver_markers`): numba leaves the rest out. Returns ``(state, log rows)``."""
+    is None when the rules have no claims; ``reach`` marks the code the rules can reach
+    (:func:`reach_markers`): numba leaves the rest out. Returns ``(state, log rows)``."""
     ph = st[11][V_PHASE]
     if ph == PH_TAKE:
         state, nl = apply_take(st, d, prm, mp, state, log, nl, log_on)
@@ -786,7 +790,7 @@ def apply_decision(st, d, prm, mp, cseat, exact, state, log, nl, log_on):
         if cseat is not None:  # never reached without claims
             state, nl = apply_claim(st, d, prm, mp, state, log, nl, log_on)
     elif ph == PH_LAYDOWN:
-        nl = apply_laydown(st, d, prm, mp, cseat, exact, log, nl, log_on)
+        nl = apply_laydown(st, d, prm, mp, cseat, reach, log, nl, log_on)
     elif ph == PH_LAYOFF:
         nl = apply_layoff_decision(st, d, prm, mp, log, nl, log_on)
     elif ph == PH_DISCARD:

@@ -62,7 +62,7 @@ from cardsim.simcore.linking import by_symbol
 from cardsim.simcore.blocks import run_blocks
 from cardsim.simcore.rng import game_key, search_key, shuffle_plan, shuffle_prefix_planned
 from cardsim.simcore.rummy.cards import make_deck
-from cardsim.simcore.rummy.engine import advance, apply_decision, deal_round, finish_round, solver_markers
+from cardsim.simcore.rummy.engine import advance, apply_decision, deal_round, finish_round, reach_markers
 from cardsim.simcore.rummy.log import L_ROUND, LOG_CAP, _log, format_log
 from cardsim.simcore.rummy.policies import POL_HEURISTIC, POL_SEARCH, POLICIES, choose
 from cardsim.simcore.rummy.search import search_choose
@@ -76,13 +76,13 @@ from cardsim.simcore.tasks import policy_codes as _policy_codes
 # ----------------------------------------------------------------------------- kernels
 @by_symbol
 @njit(cache=True, _nrt=False)
-def play_round(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, exact, seatout, info, log, nl,
+def play_round(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, reach, seatout, info, log, nl,
                log_on):
     """Play one round from the shuffled pack in ``st``'s ``deck``: the seats' policies decide
     (:func:`cardsim.simcore.rummy.policies.choose`, or the search), the engine applies.
     ``bud``: search budgets per seat, or None when no seat searches; ``cseat`` (claim seats):
-    None when the rules have no claims; ``exact``: the lay-down solvers the rules can reach
-    (:func:`cardsim.simcore.rummy.engine.solver_markers`). Fills
+    None when the rules have no claims; ``reach``: the code the rules and policies can reach
+    (:func:`cardsim.simcore.rummy.engine.reach_markers`). Fills
     ``seatout[N_SEAT, P]`` and ``info[N_INFO]``. Returns ``(state, search state, log rows)``."""
     nl = deal_round(st, first, k, m, H, prm, mp, pol, np.int64(POL_HEURISTIC), log, nl, log_on)
     while True:
@@ -92,12 +92,12 @@ def play_round(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, exac
         if bud is None:
             # No search seat: numba prunes the other branch at compile time (tested on the
             # argument itself), so runs without search never compile the search.
-            state, d = choose(pol[q], st, q, prm, mp, state)
+            state, d = choose(pol[q], st, q, prm, mp, state, reach[3])
         elif pol[q] == POL_SEARCH:
-            sstate, d = search_choose(st, q, prm, mp, cseat, exact, bud[q], sstate)
+            sstate, d = search_choose(st, q, prm, mp, cseat, reach, bud[q], sstate)
         else:
-            state, d = choose(pol[q], st, q, prm, mp, state)
-        state, nl = apply_decision(st, d, prm, mp, cseat, exact, state, log, nl, log_on)
+            state, d = choose(pol[q], st, q, prm, mp, state, reach[3])
+        state, nl = apply_decision(st, d, prm, mp, cseat, reach, state, log, nl, log_on)
     nl = finish_round(st, prm, seatout, info, log, nl, log_on)
     return state, sstate, nl
 
@@ -112,7 +112,7 @@ def _shuffle(seed, index, r, R, deck, deck_base, sizes, products):
 
 @by_symbol
 @njit(cache=True)
-def _play_game(seed, index, prm, mp, rk, rm, rh, pol, bud, cseat, exact, deck_base, sizes, products,
+def _play_game(seed, index, prm, mp, rk, rm, rh, pol, bud, cseat, reach, deck_base, sizes, products,
                info, seatout, row0, log, nl, log_on):
     """Play every round of game ``index`` into rows ``row0 .. row0+R-1`` of ``info[:, N_INFO]`` /
     ``seatout[:, N_SEAT, P]`` (whole arrays and an offset: one compiled signature for every caller)."""
@@ -123,31 +123,31 @@ def _play_game(seed, index, prm, mp, rk, rm, rh, pol, bud, cseat, exact, deck_ba
         state = _shuffle(seed, index, r, R, st[10], deck_base, sizes, products)
         sstate = search_key(seed, index * R + r)
         nl = _log(log, nl, log_on, L_ROUND, r % P, r, 0, 0, 0)
-        res = play_round(st, state, sstate, r % P, rk[r], rm[r], rh[r], prm, mp, pol, bud, cseat, exact,
+        res = play_round(st, state, sstate, r % P, rk[r], rm[r], rh[r], prm, mp, pol, bud, cseat, reach,
                          seatout[row0 + r], info[row0 + r], log, nl, log_on)
         nl = res[2]
     return nl
 
 
 @njit(cache=True, nogil=True)
-def _play_block(seed, start, g0, count, prm, mp, rk, rm, rh, pol, bud, cseat, exact, deck_base, sizes, products, info,
+def _play_block(seed, start, g0, count, prm, mp, rk, rm, rh, pol, bud, cseat, reach, deck_base, sizes, products, info,
                 seatout, log, log_on):
     """Games ``start + g0 .. start + g0 + count - 1`` serially into their rows of ``info`` / ``seatout``
     (GIL released: :func:`cardsim.simcore.blocks.run_blocks` runs blocks on threads)."""
     R = prm[P_ROUNDS]
     for g in range(g0, g0 + count):
-        _play_game(seed, start + g, prm, mp, rk, rm, rh, pol, bud, cseat, exact, deck_base, sizes, products,
+        _play_game(seed, start + g, prm, mp, rk, rm, rh, pol, bud, cseat, reach, deck_base, sizes, products,
                    info, seatout, g * R, log, np.int64(0), log_on)
 
 
 @njit(cache=True)
-def _round_kernel(state, sstate, deck, first, k, m, H, prm, mp, pol, bud, cseat, exact, log, log_on):
+def _round_kernel(state, sstate, deck, first, k, m, H, prm, mp, pol, bud, cseat, reach, log, log_on):
     P = prm[P_PLAYERS]
     st = new_state(P, deck.shape[0])
     st[10][:] = deck
     seatout = np.zeros((N_SEAT, P), np.int64)
     info = np.zeros(N_INFO, np.int64)
-    state, sstate, nl = play_round(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, exact, seatout, info,
+    state, sstate, nl = play_round(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, reach, seatout, info,
                                    log, np.int64(0), log_on)
     return st, seatout, info, nl
 
@@ -201,11 +201,11 @@ class _Setup:
         self.pol = policy_codes(policies, self.P)
         self.bud = seat_budgets(self.pol, policies, self.P, POL_SEARCH)
         self.cseat = claim_mask(claim_seats, self.P)
-        # None when the rules have no claims; markers of the lay-down solvers the rules can
+        # None when the rules have no claims; markers of the code the rules and policies can
         # reach: the kernels compiled for a run leave the rest out (results do not depend on it)
         if not self.prm[P_CLAIMS]:
             self.cseat = None
-        self.exact = solver_markers(self.prm)
+        self.reach = reach_markers(self.prm, self.pol)
         self.deck_base = make_deck(rules.deck_jokers()).astype(np.int64)
         D = self.deck_base.shape[0]
         self.sizes, self.products = shuffle_plan(D, D - 1)
@@ -215,7 +215,7 @@ class _Setup:
         return label.split("_", 1)[1] if label.startswith("r") and "_" in label else label
 
     def args(self):
-        return (self.prm, self.mp, self.rk, self.rm, self.rh, self.pol, self.bud, self.cseat, self.exact,
+        return (self.prm, self.mp, self.rk, self.rm, self.rh, self.pol, self.bud, self.cseat, self.reach,
                 self.deck_base,
                 self.sizes, self.products)
 
@@ -345,7 +345,7 @@ def round_state(seed: int, index: int, r: int, rules, policies="heuristic", clai
     log = np.zeros((LOG_CAP if log_on else 1, 6), np.int64)
     sstate = np.uint64(search_key(np.uint64(seed), np.int64(index * st.R + r)))
     res = _round_kernel(np.uint64(state), sstate, deck, np.int64(r % st.P), np.int64(k), np.int64(m), np.int64(H),
-                        st.prm, st.mp, st.pol, st.bud, st.cseat, st.exact, log, log_on)
+                        st.prm, st.mp, st.pol, st.bud, st.cseat, st.reach, log, log_on)
     return _state_dict(res, log)
 
 
@@ -359,7 +359,7 @@ def play_round_from_deck(deck, rules, r: int = 0, policies="heuristic", claim_se
     _, k, m, H = st.rounds[r]
     log = np.zeros((LOG_CAP, 6), np.int64)
     res = _round_kernel(np.uint64(state), np.uint64(search_state), codes, np.int64(first), np.int64(k), np.int64(m),
-                        np.int64(H), st.prm, st.mp, st.pol, st.bud, st.cseat, st.exact, log, True)
+                        np.int64(H), st.prm, st.mp, st.pol, st.bud, st.cseat, st.reach, log, True)
     out = _state_dict(res, log)
     out["lines"] = format_log(out["log"], rules)
     return out
@@ -369,7 +369,7 @@ def play_round_from_deck(deck, rules, r: int = 0, policies="heuristic", claim_se
 
 # ----------------------------------------------------------------------------- search checks
 @njit(cache=True)
-def _play_until(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, exact, nth):
+def _play_until(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, reach, nth):
     """Play a round as :func:`play_round` (no log) and stop before the ``nth`` decision of a search
     seat. Returns ``(found, state, search state, deciding seat)``."""
     log = np.zeros((1, 6), np.int64)
@@ -385,15 +385,15 @@ def _play_until(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, exa
             if seen == nth:
                 return True, state, sstate, q
             seen += 1
-            sstate, d = search_choose(st, q, prm, mp, cseat, exact, bud[q], sstate)
+            sstate, d = search_choose(st, q, prm, mp, cseat, reach, bud[q], sstate)
         else:
-            state, d = choose(pol[q], st, q, prm, mp, state)
-        state, nl = apply_decision(st, d, prm, mp, cseat, exact, state, log, nl, log_on)
+            state, d = choose(pol[q], st, q, prm, mp, state, reach[3])
+        state, nl = apply_decision(st, d, prm, mp, cseat, reach, state, log, nl, log_on)
 
 
 @njit(cache=True)
-def _search_once(st, q, prm, mp, cseat, exact, budget, sstate):
-    return search_choose(st, q, prm, mp, cseat, exact, budget, sstate)
+def _search_once(st, q, prm, mp, cseat, reach, budget, sstate):
+    return search_choose(st, q, prm, mp, cseat, reach, budget, sstate)
 
 
 def decision_state(seed: int, index: int, r: int, rules, policies, nth: int, claim_seats=None,
@@ -409,7 +409,7 @@ def decision_state(seed: int, index: int, r: int, rules, policies, nth: int, cla
     st[10][:] = deck
     sstate = np.uint64(search_key(np.uint64(seed), np.int64(index * s.R + r)))
     found, _, sstate, q = _play_until(st, np.uint64(state), sstate, np.int64(r % s.P), np.int64(k), np.int64(m),
-                                      np.int64(H), s.prm, s.mp, s.pol, policy_budgets(policies, s.P), s.cseat, s.exact,
+                                      np.int64(H), s.prm, s.mp, s.pol, policy_budgets(policies, s.P), s.cseat, s.reach,
                                       np.int64(nth))
     if not found:
         return None
@@ -420,6 +420,6 @@ def search_decision(rules, dstate: dict, budget: int, claim_seats=None, max_turn
     """The search's decision at a :func:`decision_state` (on a copy): ``(decision, search state after)``."""
     s = _Setup(rules, "heuristic", claim_seats, max_turns)
     st = tuple(a.copy() for a in dstate["st"])
-    sstate, d = _search_once(st, np.int64(dstate["seat"]), s.prm, s.mp, s.cseat, s.exact, np.int64(budget),
+    sstate, d = _search_once(st, np.int64(dstate["seat"]), s.prm, s.mp, s.cseat, s.reach, np.int64(budget),
                              np.uint64(dstate["search_state"]))
     return int(d), np.uint64(sstate)

@@ -32,7 +32,8 @@ heuristic in its rollouts.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.rng import randbelow
@@ -215,9 +216,23 @@ def choose_random(st, q, prm, mp, state):
     return state, nth_card(h1[q], h2[q], hj[q], x)
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def choose(code, st, q, prm, mp, state):
-    """The decision of seat ``q``'s policy ``code`` (random or heuristic) in the phase due: ``(state, decision)``."""
-    if code == POL_RANDOM:
+def choose(code, st, q, prm, mp, state, random_seat):
+    """The decision of seat ``q``'s policy ``code`` (random or heuristic) in the phase due:
+    ``(state, decision)``. ``random_seat``: None when no seat plays at random (the marker of
+    :func:`cardsim.simcore.rummy.engine.reach_markers`; the random policy is then not compiled)."""
+    if random_seat is not None and code == POL_RANDOM:
         return choose_random(st, q, prm, mp, state)
     return state, choose_heuristic(st, q, prm, mp)
+
+
+@overload(choose, inline="always")
+def _choose_typed(code, st, q, prm, mp, state, random_seat):
+    # Chosen by the marker's type while compiling (numba prunes `if x is None` only when x is None)
+    if isinstance(random_seat, types.NoneType):
+        return lambda code, st, q, prm, mp, state, random_seat: (state, choose_heuristic(st, q, prm, mp))
+
+    def impl(code, st, q, prm, mp, state, random_seat):
+        if code == POL_RANDOM:
+            return choose_random(st, q, prm, mp, state)
+        return state, choose_heuristic(st, q, prm, mp)
+    return impl

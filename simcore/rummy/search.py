@@ -280,7 +280,7 @@ def _add(st, q, c):
 
 @by_symbol
 @njit(cache=True, _nrt=False)
-def rollout(st, prm, mp, cseat, exact, state, log):
+def rollout(st, prm, mp, cseat, reach, state, log):
     """Play the round in ``st`` to its end with the heuristic at every seat (no log)."""
     nl = np.int64(0)
     log_on = np.bool_(False)
@@ -289,7 +289,7 @@ def rollout(st, prm, mp, cseat, exact, state, log):
         if q < 0:
             return state
         d = choose_heuristic(st, q, prm, mp)
-        state, nl = apply_decision(st, d, prm, mp, cseat, exact, state, log, nl, log_on)
+        state, nl = apply_decision(st, d, prm, mp, cseat, reach, state, log, nl, log_on)
 
 
 @by_symbol
@@ -363,7 +363,7 @@ def candidates(st, me, prm, mp, out):
 
 @by_symbol
 @njit(cache=True, _nrt=True)
-def search_choose(st, me, prm, mp, cseat, exact, budget, sstate):
+def search_choose(st, me, prm, mp, cseat, reach, budget, sstate):
     """The search's decision for seat ``me`` in the phase due. Returns ``(search state, decision)``."""
     cand = np.zeros(MAX_CANDIDATES, np.int64)
     nc = candidates(st, me, prm, mp, cand)
@@ -384,9 +384,9 @@ def search_choose(st, me, prm, mp, cseat, exact, budget, sstate):
         sstate, rstate = next_u64(sstate)
         for i in range(nc):
             copy_state(work, world)
-            rs, nl = apply_decision(work, cand[i], prm, mp, cseat, exact, rstate, log, np.int64(0), np.bool_(False))
+            rs, nl = apply_decision(work, cand[i], prm, mp, cseat, reach, rstate, log, np.int64(0), np.bool_(False))
             refresh_distance(work, me, mp)
-            rs = rollout(work, prm, mp, cseat, exact, rs, log)
+            rs = rollout(work, prm, mp, cseat, reach, rs, log)
             score[i] = round_points(work, prm, me)
         for i in range(1, nc):
             x = float(score[i] - score[0])

@@ -28,24 +28,29 @@ def test_no_claims_kernel_equals_claims_kernel_with_no_claiming_seat(make_rules)
     assert without["hands"]["turns"].sum() > 0
 
 
-def test_solver_markers_name_only_the_lay_down_solvers_the_rules_can_reach():
-    # (go out at once, its exact solver, the exact solver for an ordinary lay-down)
-    assert G._Setup(LobaRules(), "heuristic", None).exact == (None, None, None)  # no buys: never goes out at once
-    assert G._Setup(LobaRules(claims=True), "heuristic", None).exact == (1, 1, None)
-    assert G._Setup(LobaRules(claims=True, exact_go_out=False), "heuristic", None).exact == (1, None, None)
-    assert G._Setup(ContinentalRules(), "heuristic", None).exact == (None, None, 1)  # Loba's final round only
-    assert G._Setup(ContinentalRules(exact_laydown=False, claims=False), "heuristic", None).exact == (None, None, None)
+def test_reach_markers_name_only_the_code_the_rules_and_policies_can_reach():
+    # (go out at once, its exact solver, the exact solver for an ordinary lay-down, a random seat)
+    assert G._Setup(LobaRules(), "heuristic", None).reach == (None, None, None, None)  # no buys: never out at once
+    assert G._Setup(LobaRules(claims=True), "heuristic", None).reach == (1, 1, None, None)
+    assert G._Setup(LobaRules(claims=True, exact_go_out=False), MIX, None).reach == (1, None, None, 1)
+    assert G._Setup(ContinentalRules(), "heuristic", None).reach == (None, None, 1, None)  # Loba's final round only
+    assert G._Setup(ContinentalRules(exact_laydown=False, claims=False), "random", None).reach == (None, None, None, 1)
+    assert G._Setup(ContinentalRules(), ["search", "heuristic", "heuristic", "heuristic"], None).reach[3] is None
 
 
-def test_the_solver_marker_picks_one_solver_while_compiling():
+def test_the_markers_pick_the_code_while_compiling():
     from numba import types
 
     from cardsim.simcore.rummy import engine as E
+    from cardsim.simcore.rummy import policies
 
     greedy = E._solve_laydown_typed(types.none, *[types.int64] * 7)
     exact = E._solve_laydown_typed(types.int64, *[types.int64] * 7)
     assert "best_laydown" in greedy.__code__.co_names and "exact_laydown" not in greedy.__code__.co_names
     assert "exact_laydown" in exact.__code__.co_names and "best_laydown" not in exact.__code__.co_names
+    heuristic_only = policies._choose_typed(*[types.int64] * 6, types.none)
+    mixed = policies._choose_typed(*[types.int64] * 6, types.int64)
+    assert "choose_random" not in heuristic_only.__code__.co_names and "choose_random" in mixed.__code__.co_names
 
 
 def test_recorded_compile_plans_leave_out_the_solvers_the_rules_cannot_reach():
@@ -59,3 +64,6 @@ def test_recorded_compile_plans_leave_out_the_solvers_the_rules_cannot_reach():
     for key in ("continental-play", "continental-play-search", "continental-replay"):
         assert {"laydown_out", "best_laydown"}.isdisjoint(kernels(key)) and "exact_laydown" in kernels(key), key
     assert "laydown_out" not in kernels("loba-play") and "best_laydown" in kernels("loba-play")
+    for game in ("loba", "continental"):  # every seat heuristic (or searching): no random policy
+        for task in ("play", "play-search", "replay"):
+            assert "choose_random" not in kernels(f"{game}-{task}"), (game, task)
