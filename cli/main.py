@@ -659,7 +659,7 @@ def verify_command(path: Path = typer.Argument(..., help="dataset directory")) -
                      f"{len(meta['parts'])} parts, {rows:,} rows, checksums match\n")
 
 
-COMPILE_TASKS = {"deal": "deal", "play": "play", "search": "play-search", "replay": "replay"}
+COMPILE_TASKS = {"deal": ("deal",), "play": ("play", "play-random"), "search": ("play-search",), "replay": ("replay",)}
 
 
 @app.command("compile")
@@ -683,9 +683,10 @@ def compile_command(
     unknown = [t for t in chosen if t not in COMPILE_TASKS]
     if unknown or not chosen:
         raise ConfigError(f"--tasks takes {', '.join(COMPILE_TASKS)} (comma-separated), got {tasks!r}")
-    keys = [(name, task, f"{name}-{COMPILE_TASKS[task]}") for name in names for task in chosen]
+    keys = [(name, task, f"{name}-{plan}") for name in names for task in chosen for plan in COMPILE_TASKS[task]]
     total = time.perf_counter()
     for done, (name, task, key) in enumerate(keys):
+        task += " (a random seat)" if key.endswith("-random") else ""
         start = time.perf_counter()
         with first_run_spinner(f"compiling {name} {task} ({done + 1}/{len(keys)})", enabled=not quiet):
             cold, kernels = compile_plan.compile_ahead(key)

@@ -159,10 +159,17 @@ def _validated_setup(game: str, task: str, n: int, sets: List[str], rules_file: 
 
 
 def plan_key(game: str, task: str, options: dict[str, Any]) -> str:
-    """The compile plan of a command (:mod:`cardsim.simcore.compile_plan`): game, task, and
-    whether a seat searches (the search kernels are compiled only then)."""
-    searching = any(str(p).startswith("search") for p in options.get("policies", ()))
-    return f"{game}-{task}" + ("-search" if searching else "")
+    """The compile plan of a command (:mod:`cardsim.simcore.compile_plan`): game, task,
+    whether a seat searches (the search kernels are compiled only then), and whether a seat
+    plays at random where a plan for that is recorded (the rummy kernels compile the random
+    policy only then)."""
+    from cardsim.simcore.compile_plan import plan_path
+
+    policies = [str(p) for p in options.get("policies", ())]
+    key = f"{game}-{task}" + ("-search" if any(p.startswith("search") for p in policies) else "")
+    if "random" in policies and plan_path(key + "-random").exists():
+        key += "-random"
+    return key
 
 
 def prepare_first_run(game: str, task: str, options: dict[str, Any], quiet: bool) -> None:

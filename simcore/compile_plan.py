@@ -73,6 +73,8 @@ def recorded_commands(game: str) -> list[tuple[str, list[str]]]:
         (f"{game}-play", ["play", game, "--games", "20", "--seed", "1", "--quiet", "--threads", "1"]),
         (f"{game}-play-search", ["play", game, "--games", "2", "--seed", "1", "--quiet", "--threads", "1",
                                  "--policy", "0=search:4"]),
+        (f"{game}-play-random", ["play", game, "--games", "20", "--seed", "1", "--quiet", "--threads", "1",
+                                 "--policy", "1=random"]),
         (f"{game}-replay", ["replay", game, "--seed", "1", "--index", "0"]),
     ]
 

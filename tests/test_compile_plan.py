@@ -147,6 +147,9 @@ def test_plan_keys_name_the_search_when_a_seat_searches():
     assert plan_key("loba", "play", {"policies": ["heuristic"] * 4}) == "loba-play"
     assert plan_key("loba", "play", {"policies": ["search:4"] + ["heuristic"] * 3}) == "loba-play-search"
     assert plan_key("tienlen", "deal", {}) == "tienlen-deal"
+    # a random seat: the rummy kernels then compile the random policy, a plan of its own
+    assert plan_key("loba", "play", {"policies": ["heuristic", "random", "heuristic", "heuristic"]}) == "loba-play-random"
+    assert plan_key("loba", "replay", {"policies": ["random"] * 4}) == "loba-replay"  # no such plan: the nearest
     keys = {key for game in compile_plan.games() for key, _ in compile_plan.recorded_commands(game)}
     assert {"tienlen-play", "tusac-play-search", "continental-replay"} <= keys
 
