@@ -324,6 +324,8 @@ def _work(entries: list[Entry], todo: list[int], folder: Path, other_alive=lambd
     claimed: set[int] = set()
     mine = 0
     while time.monotonic() < deadline:
+        if not folder.is_dir():  # the command is done with every kernel and removed it
+            break
         for i in todo_set - done:
             if (folder / f"done-{i}").exists():
                 done.add(i)
@@ -352,6 +354,8 @@ def _work(entries: list[Entry], todo: list[int], folder: Path, other_alive=lambd
             os.close(os.open(folder / f"claim-{i}", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
         except FileExistsError:
             continue
+        except FileNotFoundError:  # the folder is gone: the command has every kernel
+            break
         claimed.add(i)
         began = time.perf_counter()
         mine += _compile_one(entries[i])

@@ -80,6 +80,30 @@ def test_a_worker_does_not_wait_for_a_worker_that_is_gone(tmp_path):
     assert compile_plan._work(RNG_PLAN, [0, 1], tmp_path, other_alive=lambda: False) == 1
 
 
+def test_a_helper_stops_once_the_command_removed_the_claim_folder(tmp_path):
+    folder = tmp_path / "claims"  # never created: the command already has every kernel
+    start = time.monotonic()
+    assert compile_plan._work(RNG_PLAN, [0, 1], folder, other_alive=lambda: True, stop_alone=True,
+                              deadline=start + 5) == 0
+    assert time.monotonic() - start < 1
+
+
+def test_the_command_waits_for_the_last_kernel_and_does_its_idle_work_meanwhile(tmp_path):
+    (tmp_path / "claim-0").touch()  # the helper compiles entry 0 ...
+    (tmp_path / "claim-1").touch()  # ... and entry 1: nothing is left to claim
+    idle = []
+
+    def other_alive():
+        if len(idle) == 1 and not (tmp_path / "done-0").exists():
+            (tmp_path / "done-0").touch()  # the helper finishes while the command waits
+            (tmp_path / "done-1").touch()
+        return True
+
+    assert compile_plan._work(RNG_PLAN, [0, 1], tmp_path, other_alive=other_alive,
+                              deadline=time.monotonic() + 5, idle=lambda: idle.append(1)) == 0
+    assert idle == [1] and (tmp_path / "done-1").exists()  # returned once both were done, idle work once
+
+
 def test_shipped_plans_know_callees_compiled_earlier_for_another_caller():
     # apply_take is compiled under advance; apply_decision calls it too
     plan = compile_plan.load("loba-play")
