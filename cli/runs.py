@@ -172,13 +172,20 @@ def plan_key(game: str, task: str, options: dict[str, Any]) -> str:
     return key
 
 
+def _import_output_libraries() -> None:
+    """What a run imports after its kernels compile (writing and summarising its tables)."""
+    import pandas  # noqa: F401
+    import pyarrow.parquet  # noqa: F401
+
+
 def prepare_first_run(game: str, task: str, options: dict[str, Any], quiet: bool) -> None:
-    """On a cold Numba cache, compile the command's kernels in two processes at once."""
+    """On a cold Numba cache, compile the command's kernels in two processes at once; the
+    command imports pandas and pyarrow while it waits for the helper's last kernels."""
     from cardsim.cli.render import first_run_spinner
     from cardsim.simcore import compile_plan
 
     with first_run_spinner(f"preparing the {game} {task} run", enabled=not quiet):
-        compile_plan.prepare(plan_key(game, task, options))
+        compile_plan.prepare(plan_key(game, task, options), idle=_import_output_libraries)
 
 
 def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Optional[int],

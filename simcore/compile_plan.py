@@ -313,16 +313,25 @@ def _work(entries: list[Entry], todo: list[int], folder: Path, other_alive=lambd
     """Compile this process's share of ``todo``: repeatedly claim (a file in ``folder``) a
     kernel whose callees are all done, highest rank first, compile it, mark it done.
     ``other_alive()`` says whether the other worker still runs: once it has exited, its
-    unfinished claims are not waited for, or, with ``stop_alone`` (the helper, whose
-    command is gone), this worker stops. With ``idle`` (the command), the worker returns
-    only when every kernel is done, and calls ``idle()`` once the first time it waits for
-    the other worker. Returns how many kernels this process compiled."""
+    unfinished claims are not waited for. The helper (``stop_alone``) stops when nothing is
+    left to claim or its command is gone; the command returns only when every kernel is
+    done, and does ``idle()`` (if given) the first time it waits for the other worker.
+    Returns how many kernels this process compiled."""
     rank, deps = ranks(entries), callees(entries)
     todo_set = set(todo)
     deps = {i: deps[i] & todo_set for i in todo}
     done: set[int] = set()
     claimed: set[int] = set()
     mine = 0
+
+    def wait() -> None:
+        nonlocal idle
+        if idle is not None:
+            idle, todo_now = None, idle
+            todo_now()
+        else:
+            time.sleep(0.01)
+
     while time.monotonic() < deadline:
         if not folder.is_dir():  # the command is done with every kernel and removed it
             break
@@ -335,16 +344,16 @@ def _work(entries: list[Entry], todo: list[int], folder: Path, other_alive=lambd
         free = sorted(todo_set - claimed, key=lambda k: -rank[k])
         alive = other_alive()
         if not free:
-            if idle is None or not alive or todo_set <= done:
+            if stop_alone or not alive or todo_set <= done:
                 break
-            idle = _wait(idle)  # the other worker compiles the last kernels
+            wait()  # the other worker compiles the last kernels
             continue
         if stop_alone and not alive:
             break
         ready = [i for i in free if deps[i] <= done]
         if not ready:
             if alive and claimed - done:  # wait for a callee the other worker is compiling
-                idle = _wait(idle)
+                wait()
                 continue
             # the other worker is gone, or the kernels left call each other (recursion):
             # compile them anyway, callees first as needed
@@ -365,26 +374,6 @@ def _work(entries: list[Entry], todo: list[int], folder: Path, other_alive=lambd
         (folder / f"done-{i}").touch()
         done.add(i)
     return mine
-
-
-def _wait(idle):
-    """Wait a little for the other worker. The first time, a callable ``idle`` is done
-    instead (the command's imports); returns what to do at the next wait."""
-    if callable(idle):
-        idle()
-        return True  # done: sleep from now on
-    time.sleep(0.01)
-    return idle
-
-
-def import_output_libraries() -> None:
-    """What a command imports after its kernels compile (pandas, pyarrow), imported while
-    it waits for the helper's last kernels instead."""
-    try:
-        import pandas  # noqa: F401
-        import pyarrow.parquet  # noqa: F401
-    except ImportError:  # pragma: no cover - reported where they are needed
-        pass
 
 
 def _budget(entries: list[Entry], todo: list[int]) -> float:
@@ -412,9 +401,10 @@ def cold_entries(entries: list[Entry]) -> list[int]:
     return [i for i in range(len(entries)) if _is_cold(entries, [i])]
 
 
-def compile_shared(key: str, entries: list[Entry], todo: list[int], helper: bool = True) -> float:
+def compile_shared(key: str, entries: list[Entry], todo: list[int], helper: bool = True, idle=None) -> float:
     """Compile ``todo`` (entry indices of plan ``key``) into Numba's cache, sharing the work
-    with a helper process when ``helper``. Returns the seconds spent."""
+    with a helper process when ``helper``; ``idle()``: work to do while waiting for the
+    helper's last kernels. Returns the seconds spent."""
     start = time.perf_counter()
     try:
         folder = Path(tempfile.mkdtemp(prefix="cardsim-compile-"))
@@ -431,7 +421,7 @@ def compile_shared(key: str, entries: list[Entry], todo: list[int], helper: bool
         alive = (lambda: proc.poll() is None) if proc is not None else (lambda: False)
         deadline = time.monotonic() + _budget(entries, todo)
         # returns once every kernel is done: the helper then exits on its own, unwaited
-        _work(entries, todo, folder, other_alive=alive, deadline=deadline, idle=import_output_libraries)
+        _work(entries, todo, folder, other_alive=alive, deadline=deadline, idle=idle)
     finally:
         if proc is not None and proc.poll() is None and not _all_done(folder, todo):
             proc.kill()  # past the deadline, or interrupted
@@ -440,10 +430,11 @@ def compile_shared(key: str, entries: list[Entry], todo: list[int], helper: bool
     return time.perf_counter() - start
 
 
-def prepare(key: str) -> float:
+def prepare(key: str, idle=None) -> float:
     """Before a command's first kernel call: when plan ``key`` exists and its kernels are
-    not cached, compile them in this process and a helper process at once. Returns the
-    seconds spent (0.0 when nothing was done)."""
+    not cached, compile them in this process and a helper process at once (``idle()``: the
+    command's own work to do while it waits for the helper). Returns the seconds spent
+    (0.0 when nothing was done)."""
     if not enabled():
         return 0.0
     entries = load(key)
@@ -456,7 +447,7 @@ def prepare(key: str) -> float:
     own = own_seconds(entries)
     if sum(own[i] for i in todo) < 2 * HELPER_START_S:  # not worth a second process
         return 0.0
-    return compile_shared(key, entries, todo)
+    return compile_shared(key, entries, todo, idle=idle)
 
 
 def compile_ahead(key: str) -> tuple[bool, int]:

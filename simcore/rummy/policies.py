@@ -230,9 +230,4 @@ def _choose_typed(code, st, q, prm, mp, state, random_seat):
     # Chosen by the marker's type while compiling (numba prunes `if x is None` only when x is None)
     if isinstance(random_seat, types.NoneType):
         return lambda code, st, q, prm, mp, state, random_seat: (state, choose_heuristic(st, q, prm, mp))
-
-    def impl(code, st, q, prm, mp, state, random_seat):
-        if code == POL_RANDOM:
-            return choose_random(st, q, prm, mp, state)
-        return state, choose_heuristic(st, q, prm, mp)
-    return impl
+    return choose  # a marker of 1: the plain function, both policies
