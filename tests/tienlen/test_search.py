@@ -138,7 +138,7 @@ def test_search_beats_heuristic_and_more_budget_is_stronger():
     assert z > 4, (wins / n, z)
     # a bigger budget beats a smaller one on the same deals
     w_small, n_small = win_rate(rules, "search:8", 500, 900)
-    w_big, n_big = win_rate(rules, "search:256", 500, 900)
+    w_big, n_big = win_rate(rules, "search:128", 500, 900)
     p_small, p_big = w_small / n_small, w_big / n_big
     se = math.sqrt(p_small * (1 - p_small) / n_small + p_big * (1 - p_big) / n_big)
     assert (p_big - p_small) / se > 4, (p_small, p_big)

@@ -164,12 +164,12 @@ def paired_win_z(search_cols, base_cols, seat):
 
 
 def test_search_beats_the_heuristic_and_a_bigger_budget_beats_a_smaller_one():
-    """Seat 0 plays search:16 / search:64 against heuristics on the deals of all-heuristic
+    """Seat 0 plays search:8 / search:64 against heuristics on the deals of all-heuristic
     games: paired win-rate differences on common deals."""
     rules = TuSacRules()
     n = 2400
     base = play_chunk(41, 0, n, rules, "heuristic")
-    small = play_chunk(41, 0, n, rules, ["search:16", "heuristic", "heuristic", "heuristic"])
+    small = play_chunk(41, 0, n, rules, ["search:8", "heuristic", "heuristic", "heuristic"])
     cols = play_chunk(41, 0, n, rules, ["search:64", "heuristic", "heuristic", "heuristic"])
     gain, z = paired_win_z(cols, base, 0)
     assert z > 4, (gain, z)
