@@ -1,13 +1,17 @@
 """Cold start: every command's first run on a fresh install (empty Numba cache) and its
 second run (warm cache), wall-clock seconds, one process per run.
 
-    python benchmarks/bench_cold_start.py [--only play] [--games tienlen,tusac] [--after-compile]
+    python benchmarks/bench_cold_start.py [--only play] [--games tienlen,tusac] [--after-compile | --in-order]
 
 The first run compiles the kernels the command needs (Numba ``cache=True`` writes them to
 ``NUMBA_CACHE_DIR``, here a fresh temporary folder per command so that every command is
 measured cold); the second run loads them. Also prints the CLI's own overhead
 (``cardsim --help`` and ``cardsim games``). ``--after-compile`` times instead, per game,
 ``cardsim compile GAME`` on an empty cache and then each command's first run after it.
+``--in-order`` times, per game on one fresh cache, each command's first run in the order
+above (deal, play, play with a search seat, replay), as a new user trying them one after
+the other meets them: a command reuses the kernels an earlier one compiled with the same
+signatures (a search run recompiles only the game loop and the search).
 """
 from __future__ import annotations
 
@@ -60,6 +64,18 @@ def after_compile(games: list[str], only: str) -> None:
                     print(f"{label:28s} {timed(cmd, cache):22.1f} s", flush=True)
 
 
+def in_order(games: list[str], only: str) -> None:
+    """Per game, one fresh cache: each command's first run, one after the other."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        print(f"{'command':28s} {'first run, in order':>20s}")
+        for game in games:
+            cache = str(work / game)
+            for label, cmd in commands([game], work):
+                if game in label and (not only or only in label):
+                    print(f"{label:28s} {timed(cmd, cache):18.1f} s", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default="tienlen,tusac,loba,continental")
@@ -67,7 +83,11 @@ def main() -> None:
     parser.add_argument("--serial", action="store_true", help="also time each first run compiled in one process")
     parser.add_argument("--after-compile", action="store_true",
                         help="per game: `cardsim compile GAME` cold, then each command's first run")
+    parser.add_argument("--in-order", action="store_true",
+                        help="per game, one cache: each command's first run after the ones before it")
     args = parser.parse_args()
+    if args.in_order:
+        return in_order(args.games.split(","), args.only)
     if args.after_compile:
         return after_compile(args.games.split(","), args.only)
     with tempfile.TemporaryDirectory() as tmp:

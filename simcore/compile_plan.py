@@ -441,7 +441,10 @@ def prepare(key: str, idle=None) -> float:
     if not entries:
         return 0.0
     roots = [i for i, e in enumerate(entries) if e.parent < 0]
-    if not _is_cold(entries, roots):
+    # warm when every kernel called from Python is cached (compiling one compiles its
+    # callees); one cached root is not enough: another command (deal before play) may
+    # have compiled a root the two share, and the rest of this plan is still cold
+    if not any(_is_cold(entries, [i]) for i in roots):
         return 0.0
     todo = cold_entries(entries)
     own = own_seconds(entries)

@@ -143,6 +143,20 @@ def test_prepare_compiles_the_plan_with_a_helper_on_a_cold_cache(tmp_path):
     assert _run(SETUP + "print(cp.prepare('two'))", cache, plans) == "0.0"
 
 
+def test_prepare_compiles_what_is_cold_when_another_command_cached_a_shared_kernel(tmp_path):
+    # deal before play: the deal compiled shuffle_plan, which the play plan also calls from Python
+    plan = [Entry("cardsim.simcore.rng", "shuffle_plan", (types.int64, types.int64), -1, 2.0),
+            Entry("cardsim.simcore.rng", "shuffle_prefix", (types.uint64, types.int64[::1], types.int64), -1, 2.0),
+            Entry("cardsim.simcore.rng", "randbelow", (types.uint64, types.int64), -1, 2.0)]
+    (tmp_path / "three.pkl").write_bytes(pickle.dumps([vars(e) for e in plan], protocol=4))
+    cache, plans = str(tmp_path / "numba"), str(tmp_path)
+    assert _run(SETUP + "print(cp.compile_entries(cp.load('three'), [0]))", cache, plans) == "1"
+    cold = SETUP + "plan = cp.load('three'); print(*(cp._is_cold(plan, [i]) for i in range(3)))"
+    assert _run(cold, cache, plans) == "False True True"
+    assert _run(SETUP + "print(cp.prepare('three') > 0)", cache, plans) == "True"
+    assert _run(cold, cache, plans) == "False False False"
+
+
 def test_without_a_temporary_folder_the_plan_compiles_in_this_process(tmp_path, monkeypatch):
     def no_folder(**kwargs):
         raise PermissionError("read-only temporary folder")
