@@ -23,6 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 COMMANDS = [
+    ("play tienlen", ["play", "tienlen", "--games", "200", "--seed", "1", "--quiet"]),
+    ("replay tienlen", ["replay", "tienlen", "--seed", "1", "--index", "0"]),
     ("play tienlen search", ["play", "tienlen", "--games", "2", "--seed", "1", "--quiet", "--policy", "0=search:4"]),
     ("play tusac", ["play", "tusac", "--games", "200", "--seed", "1", "--quiet"]),
     ("play tusac search", ["play", "tusac", "--games", "2", "--seed", "1", "--quiet", "--policy", "0=search:4"]),

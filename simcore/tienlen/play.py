@@ -81,6 +81,14 @@ def play_dealt(hands, rng, srng, first, prev_winner, prm, pol, budgets, st, flag
 
 
 @njit(cache=True, nogil=True)
+def deal_game(seed, index, plan, leaf, slots, hands):
+    """:func:`.deal.deal_into` as a kernel of its own (the deal kernels inline it): a game
+    deals once, so the call costs nothing here, and the game loop compiles without the
+    deal's code while the helper process compiles the deal (a first run's critical path)."""
+    return deal_into(seed, index, plan, leaf, slots, hands)
+
+
+@njit(cache=True, nogil=True)
 def play_block(seed, start, count, prm, pol, budgets, plan, leaf, meta, seat, log, nlog, log_on):
     """Games ``start..start+count-1`` (``start`` on a match boundary), serially."""
     K = prm[P_K]
@@ -98,7 +106,7 @@ def play_block(seed, start, count, prm, pol, budgets, plan, leaf, meta, seat, lo
         i = start + j
         first = (i % K) == 0
         li = j if log_on else 0
-        rng = deal_into(seed, i, plan, leaf, slots, hands)
+        rng = deal_game(seed, i, plan, leaf, slots, hands)
         winner, nl, srng = play_dealt(hands, rng, search_key(seed, i), first, winner, prm, pol, budgets, st, flags,
                                       acls, amin, counts, cand, ccls, meta[j], seat[j], log[li], log_on)
         if log_on:
@@ -109,7 +117,7 @@ def play_block(seed, start, count, prm, pol, budgets, plan, leaf, meta, seat, lo
 def _deal_state(seed, index, players, plan, leaf):
     slots = np.zeros(16, np.uint64)
     hands = np.zeros(8, np.uint64)
-    state = deal_into(seed, index, plan, leaf, slots, hands)
+    state = deal_game(seed, index, plan, leaf, slots, hands)
     return hands[:players].copy(), state
 
 
