@@ -1,0 +1,97 @@
+"""Compiler switches against a first run's compile CPU: one recorded compile plan compiled
+cold in one process with each switch, alternating with the unchanged code.
+
+    python benchmarks/ab_compile_switches.py [--plan loba-play-search] [--rounds 2] [--only opt]
+
+Every compile gets an empty ``NUMBA_CACHE_DIR``. A switch is an environment variable or
+a ``sitecustomize`` (on ``PYTHONPATH``, imported before cardsim) that patches Numba. Prints
+each switch's CPU seconds per round and the ratio of its median to the unchanged code's.
+This machine's speed drifts by tens of percent over hours, so only rows of one run compare.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+PATCH_NJIT = """import numba, numba.core.decorators as _d
+_njit = _d.njit
+def njit(*args, **kws):
+{body}
+    return _njit(*args, **kws)
+numba.njit = _d.njit = njit
+"""
+
+SWITCHES = {
+    "unchanged": ({}, ""),
+    "NUMBA_OPT=1": ({"NUMBA_OPT": "1"}, ""),
+    "NUMBA_OPT=2": ({"NUMBA_OPT": "2"}, ""),
+    "error_model=numpy": ({}, PATCH_NJIT.format(body='    kws.setdefault("error_model", "numpy")')),
+    "LLVM codegen level 0": ({}, (
+        "from numba.core import codegen as _c\n"
+        "_orig = _c.JITCPUCodegen._customize_tm_options\n"
+        "def _options(self, options):\n"
+        "    _orig(self, options)\n"
+        "    options['opt'] = 0\n"
+        "_c.JITCPUCodegen._customize_tm_options = _options\n")),
+    "no forceinline": ({}, PATCH_NJIT.format(body='    if kws.get("forceinline"):\n'
+                                                   '        kws["forceinline"] = False')),
+    "inline=always by LLVM": ({}, PATCH_NJIT.format(body='    if kws.get("inline") == "always":\n'
+                                                         '        del kws["inline"]\n'
+                                                         '        kws["forceinline"] = True')),
+}
+
+COMPILE = ("import sys\n"
+           "from cardsim.simcore import compile_plan as cp\n"
+           "entries = cp.load(sys.argv[1])\n"
+           "print(cp.compile_entries(entries, list(range(len(entries)))), len(entries))\n")
+
+
+def cpu_seconds(plan: str, env_extra: dict[str, str], patch: str, work: Path) -> tuple[float, str]:
+    """Child CPU seconds (user + system) of compiling ``plan`` cold with one switch, and
+    ``"compiled/planned"`` kernels (a switch that breaks a kernel compiles fewer)."""
+    cache = tempfile.mkdtemp(dir=work)
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache, **env_extra)
+    if patch:
+        site = Path(tempfile.mkdtemp(dir=work))
+        (site / "sitecustomize.py").write_text(patch)
+        env["PYTHONPATH"] = str(site)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run([sys.executable, "-c", COMPILE, plan], env=env, check=True, capture_output=True,
+                          text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    compiled, planned = proc.stdout.split()[-2:]
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), f"{compiled}/{planned}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--plan", default="loba-play-search", help="a compile plan key (simcore/compile_plans)")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--only", default="", help="only switches whose name contains this text (and the unchanged code)")
+    args = parser.parse_args()
+    names = [n for n in SWITCHES if n == "unchanged" or args.only.lower() in n.lower()]
+    times: dict[str, list[float]] = {n: [] for n in names}
+    kernels: dict[str, set[str]] = {n: set() for n in names}
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(args.rounds):
+            for name in names:  # alternating: every round runs each switch once
+                extra, patch = SWITCHES[name]
+                seconds, counted = cpu_seconds(args.plan, extra, patch, Path(tmp))
+                times[name].append(seconds)
+                kernels[name].add(counted)
+    base = statistics.median(times["unchanged"])
+    print(f"{args.plan}: compile CPU seconds in one process, {args.rounds} round(s); kernels compiled/planned;"
+          " median / unchanged")
+    for name in names:
+        runs = " ".join(f"{t:6.1f}" for t in times[name])
+        print(f"{name:24s} {runs}  {','.join(sorted(kernels[name])):>7s}  {statistics.median(times[name]) / base:5.2f}")
+
+
+if __name__ == "__main__":
+    main()
