@@ -44,7 +44,24 @@ SWITCHES = {
     "inline=always by LLVM": ({}, PATCH_NJIT.format(body='    if kws.get("inline") == "always":\n'
                                                          '        del kws["inline"]\n'
                                                          '        kws["forceinline"] = True')),
+    "inline=always by LLVM, rummy only": ({}, (
+        "import numba, numba.core.decorators as _d\n"
+        "_njit = _d.njit\n"
+        "def njit(*args, **kws):\n"
+        "    if kws.get('inline') != 'always' or args:\n"
+        "        return _njit(*args, **kws)\n"
+        "    def decorate(func):\n"
+        "        options = dict(kws)\n"
+        "        if func.__module__.startswith('cardsim.simcore.rummy'):\n"
+        "            del options['inline']\n"
+        "            options['forceinline'] = True\n"
+        "        return _njit(**options)(func)\n"
+        "    return decorate\n"
+        "numba.njit = _d.njit = njit\n")),
 }
+
+#: ``PYTHONPATH=DIR`` with one of the patches above as ``DIR/sitecustomize.py`` gives the
+#: switch to any cardsim command too (warm speed: run it twice on one ``NUMBA_CACHE_DIR``).
 
 COMPILE = ("import sys\n"
            "from cardsim.simcore import compile_plan as cp\n"
