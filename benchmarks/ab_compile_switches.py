@@ -107,7 +107,7 @@ def main() -> None:
           " median / unchanged")
     for name in names:
         runs = " ".join(f"{t:6.1f}" for t in times[name])
-        print(f"{name:24s} {runs}  {','.join(sorted(kernels[name])):>7s}  {statistics.median(times[name]) / base:5.2f}")
+        print(f"{name:34s} {runs}  {','.join(sorted(kernels[name])):>7s}  {statistics.median(times[name]) / base:5.2f}")
 
 
 if __name__ == "__main__":
