@@ -19,19 +19,32 @@ import sys
 import tempfile
 from pathlib import Path
 
+#: A sitecustomize that rewrites the options of every ``@njit(...)`` kernel: ``{body}`` edits
+#: ``options`` (a copy of the decorator's keywords) and may read ``func``.
 PATCH_NJIT = """import numba, numba.core.decorators as _d
 _njit = _d.njit
 def njit(*args, **kws):
+    if args:  # a bare @njit or a signature: as it is
+        return _njit(*args, **kws)
+    def decorate(func):
+        options = dict(kws)
 {body}
-    return _njit(*args, **kws)
+        return _njit(**options)(func)
+    return decorate
 numba.njit = _d.njit = njit
 """
+
+#: Numba's inlining of an ``inline="always"`` helper at each call site replaced by one
+#: compiled helper that LLVM inlines (``forceinline``), for the helpers ``{only}`` selects.
+_BY_LLVM = ('        if options.get("inline") == "always" and {only}:\n'
+            '            del options["inline"]\n'
+            '            options["forceinline"] = True')
 
 SWITCHES = {
     "unchanged": ({}, ""),
     "NUMBA_OPT=1": ({"NUMBA_OPT": "1"}, ""),
     "NUMBA_OPT=2": ({"NUMBA_OPT": "2"}, ""),
-    "error_model=numpy": ({}, PATCH_NJIT.format(body='    kws.setdefault("error_model", "numpy")')),
+    "error_model=numpy": ({}, PATCH_NJIT.format(body='        options.setdefault("error_model", "numpy")')),
     "LLVM codegen level 0": ({}, (
         "from numba.core import codegen as _c\n"
         "_orig = _c.JITCPUCodegen._customize_tm_options\n"
@@ -39,25 +52,11 @@ SWITCHES = {
         "    _orig(self, options)\n"
         "    options['opt'] = 0\n"
         "_c.JITCPUCodegen._customize_tm_options = _options\n")),
-    "no forceinline": ({}, PATCH_NJIT.format(body='    if kws.get("forceinline"):\n'
-                                                   '        kws["forceinline"] = False')),
-    "inline=always by LLVM": ({}, PATCH_NJIT.format(body='    if kws.get("inline") == "always":\n'
-                                                         '        del kws["inline"]\n'
-                                                         '        kws["forceinline"] = True')),
-    "inline=always by LLVM, rummy only": ({}, (
-        "import numba, numba.core.decorators as _d\n"
-        "_njit = _d.njit\n"
-        "def njit(*args, **kws):\n"
-        "    if kws.get('inline') != 'always' or args:\n"
-        "        return _njit(*args, **kws)\n"
-        "    def decorate(func):\n"
-        "        options = dict(kws)\n"
-        "        if func.__module__.startswith('cardsim.simcore.rummy'):\n"
-        "            del options['inline']\n"
-        "            options['forceinline'] = True\n"
-        "        return _njit(**options)(func)\n"
-        "    return decorate\n"
-        "numba.njit = _d.njit = njit\n")),
+    "no forceinline": ({}, PATCH_NJIT.format(body='        if options.get("forceinline"):\n'
+                                                   '            options["forceinline"] = False')),
+    "inline=always by LLVM": ({}, PATCH_NJIT.format(body=_BY_LLVM.format(only="True"))),
+    "inline=always by LLVM, rummy only": ({}, PATCH_NJIT.format(
+        body=_BY_LLVM.format(only="func.__module__.startswith('cardsim.simcore.rummy')"))),
 }
 
 #: ``PYTHONPATH=DIR`` with one of the patches above as ``DIR/sitecustomize.py`` gives the

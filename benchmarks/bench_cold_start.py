@@ -51,29 +51,20 @@ def timed(args: list[str], cache: str, parallel: bool = True) -> float:
     return elapsed
 
 
-def after_compile(games: list[str], only: str) -> None:
-    """Per game, one fresh cache: ``cardsim compile GAME``, then every command's first run."""
+def per_game(games: list[str], only: str, compile_first: bool) -> None:
+    """Per game, one fresh cache: ``cardsim compile GAME`` first when ``compile_first``
+    (``--after-compile``), then each command's first run, one after the other."""
+    heading = "first run after compile" if compile_first else "first run, in order"
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        print(f"{'command':28s} {'first run after compile':>24s}")
+        print(f"{'command':28s} {heading:>24s}")
         for game in games:
             cache = str(work / game)
-            print(f"{'compile ' + game:28s} {timed(['compile', game, '--quiet'], cache):22.1f} s", flush=True)
+            if compile_first:
+                print(f"{'compile ' + game:28s} {timed(['compile', game, '--quiet'], cache):22.1f} s", flush=True)
             for label, cmd in commands([game], work):
                 if game in label and (not only or only in label):
                     print(f"{label:28s} {timed(cmd, cache):22.1f} s", flush=True)
-
-
-def in_order(games: list[str], only: str) -> None:
-    """Per game, one fresh cache: each command's first run, one after the other."""
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
-        print(f"{'command':28s} {'first run, in order':>20s}")
-        for game in games:
-            cache = str(work / game)
-            for label, cmd in commands([game], work):
-                if game in label and (not only or only in label):
-                    print(f"{label:28s} {timed(cmd, cache):18.1f} s", flush=True)
 
 
 def main() -> None:
@@ -86,10 +77,8 @@ def main() -> None:
     parser.add_argument("--in-order", action="store_true",
                         help="per game, one cache: each command's first run after the ones before it")
     args = parser.parse_args()
-    if args.in_order:
-        return in_order(args.games.split(","), args.only)
-    if args.after_compile:
-        return after_compile(args.games.split(","), args.only)
+    if args.in_order or args.after_compile:
+        return per_game(args.games.split(","), args.only, compile_first=args.after_compile)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         overhead = [timed(["--help"], str(work / "h")), timed(["games"], str(work / "h"))]

@@ -288,20 +288,17 @@ def compile_entries(entries: list[Entry], indices: list[int]) -> int:
     return sum(_compile_one(entries[i]) for i in indices)
 
 
-def _is_cold(entries: list[Entry], indices: list[int]) -> bool:
-    """Whether none of the first few of these kernels is in Numba's cache for its recorded
-    signature (reads the cache indexes only, loads nothing)."""
+def _is_cold(entries: list[Entry], i: int) -> bool:
+    """Whether kernel ``i`` is not in Numba's cache for its recorded signature (reads the
+    cache index only, loads nothing)."""
     from numba.core.registry import cpu_target
 
-    codegen = cpu_target.target_context.codegen()
-    for i in indices[:3]:
-        try:
-            cache = _dispatcher(entries[i])._cache
-            if cache._index_key(entries[i].args, codegen) in cache._cache_file._load_index():
-                return False
-        except Exception:  # not a cached kernel, or numba's cache internals changed: do nothing
-            return False
-    return True
+    try:
+        cache = _dispatcher(entries[i])._cache
+        return cache._index_key(entries[i].args, cpu_target.target_context.codegen()) \
+            not in cache._cache_file._load_index()
+    except Exception:  # not a cached kernel, or numba's cache internals changed: do nothing
+        return False
 
 
 def enabled() -> bool:
@@ -398,7 +395,7 @@ def _all_done(folder: Path, todo: list[int]) -> bool:
 
 def cold_entries(entries: list[Entry]) -> list[int]:
     """The entries not in Numba's cache yet."""
-    return [i for i in range(len(entries)) if _is_cold(entries, [i])]
+    return [i for i in range(len(entries)) if _is_cold(entries, i)]
 
 
 def compile_shared(key: str, entries: list[Entry], todo: list[int], helper: bool = True, idle=None) -> float:
@@ -444,7 +441,7 @@ def prepare(key: str, idle=None) -> float:
     # warm when every kernel called from Python is cached (compiling one compiles its
     # callees); one cached root is not enough: another command (deal before play) may
     # have compiled a root the two share, and the rest of this plan is still cold
-    if not any(_is_cold(entries, [i]) for i in roots):
+    if not any(_is_cold(entries, i) for i in roots):
         return 0.0
     todo = cold_entries(entries)
     own = own_seconds(entries)

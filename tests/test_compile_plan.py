@@ -125,9 +125,9 @@ def test_a_kernel_compiled_by_a_helper_process_is_loaded_from_the_cache(tmp_path
     plan = [Entry("cardsim.simcore.rng", "randbelow", (types.uint64, types.int64), -1, 0.1)]
     (tmp_path / "one.pkl").write_bytes(pickle.dumps([vars(e) for e in plan], protocol=4))
     cache, plans = str(tmp_path / "numba"), str(tmp_path)
-    assert _run(SETUP + "print(cp._is_cold(cp.load('one'), [0]))", cache, plans) == "True"
+    assert _run(SETUP + "print(cp._is_cold(cp.load('one'), 0))", cache, plans) == "True"
     assert _run(SETUP + "print(cp.compile_entries(cp.load('one'), [0]))", cache, plans) == "1"
-    assert _run(SETUP + "print(cp._is_cold(cp.load('one'), [0]))", cache, plans) == "False"
+    assert _run(SETUP + "print(cp._is_cold(cp.load('one'), 0))", cache, plans) == "False"
 
 
 def test_prepare_compiles_the_plan_with_a_helper_on_a_cold_cache(tmp_path):
@@ -137,7 +137,7 @@ def test_prepare_compiles_the_plan_with_a_helper_on_a_cold_cache(tmp_path):
     (tmp_path / "two.pkl").write_bytes(pickle.dumps([vars(e) for e in plan], protocol=4))
     cache, plans = str(tmp_path / "numba"), str(tmp_path)
     assert _run(SETUP + "print(cp.prepare('two') > 0)", cache, plans) == "True"
-    assert _run(SETUP + "plan = cp.load('two'); print(cp._is_cold(plan, [0]), cp._is_cold(plan, [1]))",
+    assert _run(SETUP + "plan = cp.load('two'); print(cp._is_cold(plan, 0), cp._is_cold(plan, 1))",
                 cache, plans) == "False False"
     # warm: nothing to do
     assert _run(SETUP + "print(cp.prepare('two'))", cache, plans) == "0.0"
@@ -151,7 +151,7 @@ def test_prepare_compiles_what_is_cold_when_another_command_cached_a_shared_kern
     (tmp_path / "three.pkl").write_bytes(pickle.dumps([vars(e) for e in plan], protocol=4))
     cache, plans = str(tmp_path / "numba"), str(tmp_path)
     assert _run(SETUP + "print(cp.compile_entries(cp.load('three'), [0]))", cache, plans) == "1"
-    cold = SETUP + "plan = cp.load('three'); print(*(cp._is_cold(plan, [i]) for i in range(3)))"
+    cold = SETUP + "plan = cp.load('three'); print(*(cp._is_cold(plan, i) for i in range(3)))"
     assert _run(cold, cache, plans) == "False True True"
     assert _run(SETUP + "print(cp.prepare('three') > 0)", cache, plans) == "True"
     assert _run(cold, cache, plans) == "False False False"
@@ -216,7 +216,7 @@ def test_compile_command_fills_the_cache_once(tmp_path):
     first = _cardsim(["compile", "tienlen", "--tasks", "deal"], cache, plans)
     assert first.returncode == 0, first.stderr
     assert "tienlen deal: compiled in" in first.stderr and "(2 kernels)" in first.stderr
-    assert _run(SETUP + "plan = cp.load('tienlen-deal'); print(cp._is_cold(plan, [0]), cp._is_cold(plan, [1]))",
+    assert _run(SETUP + "plan = cp.load('tienlen-deal'); print(cp._is_cold(plan, 0), cp._is_cold(plan, 1))",
                 cache, plans) == "False False"
     second = _cardsim(["compile", "tienlen", "--tasks", "deal"], cache, plans)
     assert second.returncode == 0 and "tienlen deal: already compiled" in second.stderr
