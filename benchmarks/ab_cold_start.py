@@ -29,6 +29,7 @@ COMMANDS = [
     ("play tusac", ["play", "tusac", "--games", "200", "--seed", "1", "--quiet"]),
     ("play tusac search", ["play", "tusac", "--games", "2", "--seed", "1", "--quiet", "--policy", "0=search:4"]),
     ("play loba", ["play", "loba", "--games", "20", "--seed", "1", "--quiet"]),
+    ("play loba search", ["play", "loba", "--games", "2", "--seed", "1", "--quiet", "--policy", "0=search:4"]),
     ("play continental", ["play", "continental", "--games", "20", "--seed", "1", "--quiet"]),
     ("play continental search", ["play", "continental", "--games", "2", "--seed", "1", "--quiet",
                                  "--policy", "0=search:4"]),

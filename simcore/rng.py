@@ -31,7 +31,7 @@ _S32 = np.uint64(32)
 _SEED_SALT = np.uint64(0x6A09E667F3BCC909)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def mix64(z):
     """SplitMix64 finaliser: a bijective avalanche of one ``uint64``."""
     z = np.uint64(z)
@@ -40,7 +40,7 @@ def mix64(z):
     return z ^ (z >> _S31)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def game_key(seed, index):
     """Initial RNG state of game ``index`` of the run with ``seed`` (both < 2**64)."""
     return mix64(mix64(np.uint64(seed) ^ _SEED_SALT) + np.uint64(index) * GOLDEN)
@@ -52,20 +52,20 @@ def game_key(seed, index):
 _SEARCH_SALT = np.uint64(0xBB67AE8584CAA73B)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def search_key(seed, index):
     """Initial state of the search stream of game ``index`` (independent of :func:`game_key`)."""
     return mix64(game_key(seed, index) ^ _SEARCH_SALT)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def next_u64(state):
     """Advance the SplitMix64 stream. Returns ``(new_state, 64 random bits)``."""
     state = np.uint64(state) + GOLDEN
     return state, mix64(state)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def randbelow(state, n):
     """Exactly uniform integer in ``[0, n)`` for ``1 <= n < 2**32``.
 
@@ -117,7 +117,7 @@ def shuffle_plan(n, k):
     return sizes[:g], products[:g]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def shuffle_prefix_planned(state, deck, group_sizes, products):
     """Partial Fisher-Yates of ``deck`` following a :func:`shuffle_plan`.
 

@@ -79,7 +79,7 @@ def make_deck(jokers: int) -> np.ndarray:
     return np.array(list(range(N_NATURAL)) * 2 + [JOKER] * jokers, np.int8)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def add_card(a1, a2, jokers, code):
     """Planes after adding one card. Returns ``(a1, a2, jokers)``."""
     if code >= 52:
@@ -90,7 +90,7 @@ def add_card(a1, a2, jokers, code):
     return a1 | bit, a2, jokers
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def remove_card(a1, a2, jokers, code):
     """Planes after removing one held card. Returns ``(a1, a2, jokers)``."""
     if code >= 52:
@@ -101,7 +101,7 @@ def remove_card(a1, a2, jokers, code):
     return a1 & ~bit, a2, jokers
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def card_points(code):
     if code >= 52:
         return 50

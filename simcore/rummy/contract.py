@@ -64,19 +64,19 @@ CONTINENTAL_MP = (99, 1, 1, 1)
 
 
 # --------------------------------------------------------------------------- helpers
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _take(a1, a2, bits):
     """Remove one copy of each card of ``bits`` (all held)."""
     twos = a2 & bits
     return a1 & ~(bits & ~twos), a2 ^ twos
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _rank_count(a1, a2, r):
     return popcount(a1 & RANK_COL[r]) + popcount(a2 & RANK_COL[r])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _pattern_ok(pat, max_jokers, min_naturals, no_adjacent):
     nj = _POP4[pat]
     if nj > max_jokers or 4 - nj < min_naturals:
@@ -86,7 +86,7 @@ def _pattern_ok(pat, max_jokers, min_naturals, no_adjacent):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _window_bits(w, slots):
     """Card bits of the window slots in the 4-bit mask ``slots``."""
     bits = np.uint64(0)
@@ -96,7 +96,7 @@ def _window_bits(w, slots):
     return bits
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _window_points(w, slots):
     pts = 0
     for i in range(4):
@@ -246,7 +246,7 @@ def _next_window(a1, a2, jokers, w, pat, budget, optional, max_jokers, min_natur
     return 52, 0, a1, a2, jokers, budget
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _trios_within(a1, a2, jokers, budget, k, max_jokers, min_naturals):
     if budget == 0:
         return trios_feasible(a1, a2, jokers, k, max_jokers, min_naturals)

@@ -51,7 +51,7 @@ def round_plans(deck_size: int, players: int, round_cards, draws: int):
     return sizes, products, lengths
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def shuffle_round(seed, index, r, n_rounds, deck, deck_base, sizes, products, lengths):
     """Shuffle round ``r`` of deal ``index`` into ``deck`` (a copy of ``deck_base``)."""
     deck[:] = deck_base
@@ -60,7 +60,7 @@ def shuffle_round(seed, index, r, n_rounds, deck, deck_base, sizes, products, le
     return shuffle_prefix_planned(state, deck, sizes[r, :g], products[r, :g])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def hand_of(deck, lo, hi):
     a1 = np.uint64(0)
     a2 = np.uint64(0)

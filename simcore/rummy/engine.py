@@ -93,7 +93,7 @@ def hand_points(a1, a2, j):
     return pts
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def count_of(a1, a2, j, code):
     """Copies of card ``code`` in the hand (jokers: ``code >= 52``)."""
     if code >= 52:
@@ -141,7 +141,7 @@ def improves(a1, a2, j, card, d, k, m, mp):
     return _search(b1, b2, bj, m, d - 1, k, mp[0], mp[1], mp[2], mp[3])
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def forget_played(st, p):
     """Known cards of seat ``p`` that it no longer holds are no longer known."""
     h1, h2, hj, seat, seen = st[0], st[1], st[2], st[3], st[4]
@@ -150,7 +150,7 @@ def forget_played(st, p):
             seen[p, c] = min(seen[p, c], count_of(h1[p], h2[p], hj[p], c))
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def forget_card(st, p, c):
     """:func:`forget_played` after seat ``p`` played the one card ``c``: only its code can
     change (after every play the known counts are at most the held counts)."""
@@ -283,7 +283,7 @@ def swap_target(mrow, nm, code, mp):
 
 
 # ----------------------------------------------------------------------------- round start and end
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def start_turn(st, prm):
     """Begin the turn of ``sv[V_P]`` (or cap the round at ``max_turns``)."""
     sv = st[11]
@@ -377,7 +377,7 @@ def finish_round(st, prm, seatout, info, log, nl, log_on):
 
 
 # ----------------------------------------------------------------------------- decisions
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _after_layoffs(st):
     """Lay-offs are over: a player without cards goes out, else discards."""
     h1, hj, sv = st[0], st[2], st[11]

@@ -233,7 +233,7 @@ def _trio_choices(runs, m, a1, a2, j, k, mp, best, best_rows, best_hand, work, s
             idx[u] = idx[t]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _set_core(runs, i, w, pat):
     runs[i, 0] = RUN
     runs[i, 1] = w // 13

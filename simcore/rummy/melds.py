@@ -220,7 +220,7 @@ def _leaf(a1, a2, jokers, k, runs, n_runs, mp, extend, tr_t, tr_j, tr_n, work):
     return v0, 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _set_run(runs, i, w, pat):
     runs[i, 0] = RUN
     runs[i, 1] = w // 13
@@ -230,7 +230,7 @@ def _set_run(runs, i, w, pat):
     runs[i, 5] = 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _keep(v, pts, order, depth, runs, best, best_runs):
     if v >= 0 and v + pts > best[0]:
         best[0] = v + pts

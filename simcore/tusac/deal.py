@@ -108,7 +108,7 @@ def deal_plan(players):
     return sizes, g, p
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def deal_into(seed, index, deck, base, group_sizes, products):
     """Deal ``index`` of run ``seed`` into ``deck`` (reset from ``base``); returns the RNG state.
 
@@ -124,7 +124,7 @@ _TWO32 = np.uint64(1 << 32)
 _S32 = np.uint64(32)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _batch_word(state, buffered, spare, product):
     """One accepted 32-bit batch word, exactly as in :func:`simcore.rng.shuffle_prefix_planned`."""
     while True:
@@ -142,7 +142,7 @@ def _batch_word(state, buffered, spare, product):
     return state, buffered, spare, word
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def shuffle4_planned(sa, sb, sc, sd, da, db, dc, dd, group_sizes, products):
     """:func:`simcore.rng.shuffle_prefix_planned` of four decks at once, draw for draw.
 
@@ -191,7 +191,7 @@ def shuffle4_planned(sa, sb, sc, sd, da, db, dc, dd, group_sizes, products):
     return sa, sb, sc, sd
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def deal4_into(seed, index, decks, base, group_sizes, products):
     """Deals ``index .. index + 3`` into ``decks[0..3]``, identical to four :func:`deal_into` calls."""
     for k in range(4):
@@ -201,7 +201,7 @@ def deal4_into(seed, index, decks, base, group_sizes, products):
                             group_sizes, products)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def hand_planes(deck, lo, hi):
     """Bit planes ``(ge1, ge2, ge3, eq4)`` of the cards ``deck[lo:hi]``."""
     ge1 = np.uint64(0)
@@ -217,13 +217,13 @@ def hand_planes(deck, lo, hi):
     return ge1, ge2, ge3, eq4
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _add_card(ge1, ge2, ge3, eq4, t):
     b = _U1 << np.uint64(t)
     return ge1 | b, ge2 | (ge1 & b), ge3 | (ge2 & b), eq4 | (ge3 & b)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def deal_planes(deck, planes):
     """Bit planes of the four hands at the fixed offsets 0, 21, 41, 61 of a dealt deck.
 
@@ -249,7 +249,7 @@ def deal_planes(deck, planes):
     planes[3, 0], planes[3, 1], planes[3, 2], planes[3, 3] = a3, b3, c3, d3
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def hand_flags(ge1, ge2, ge3, eq4):
     """``(flags, generals)``: the ``F_*`` bits of a hand and its number of General cards."""
     # Branch-free: these tests are close to coin flips on random hands.
@@ -277,7 +277,7 @@ def planes_to_counts(ge1, ge2, ge3, eq4):
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def seat_key(ge1, ge2, ge3, eq4):
     """Histogram key of a hand: ``triple | quad << 1 | full soldiers << 2 | bucket << 3``."""
     generals = (popcount(ge1 & GENERALS_MASK) + popcount(ge2 & GENERALS_MASK)
@@ -287,7 +287,7 @@ def seat_key(ge1, ge2, ge3, eq4):
             | (min(generals, GENERAL_BUCKETS - 1) << 3))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _key_flags(key):
     """``F_*`` flags of a seat key."""
     triple = key & 1
@@ -298,7 +298,7 @@ def _key_flags(key):
             | ((triple | quad) * F_THREE_PLUS) | (general * F_GENERAL) | (np.int64(key == 0) * F_WEAK))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _tally(planes, players, seat_hist, table_hist, gen_hist):
     any_key = 0
     weak = 0
