@@ -44,9 +44,10 @@ Compiled form
 -------------
 Passing the state costs about 90 machine words per call (12 array structs), and numba's
 reference counting adds two atomic operations per array argument, more than most
-decisions cost. So the per-decision steps are inlined into the turn loops
-(``inline="always"``: :func:`advance`, :func:`apply_decision` and its phases, the
-policies' ``choose``), and every kernel that neither allocates nor receives an array
+decisions cost. So small per-decision helpers are inlined into their callers: compiled
+once and inlined by LLVM (``forceinline=True``), which compiles faster on a first run
+than numba's own inlining at every call site (``inline="always"``, kept only for the
+policies' ``choose`` overload); and every kernel that neither allocates nor receives an array
 from a call is compiled without reference counting (``_nrt=False``). The kernels that
 allocate say ``_nrt=True``: numba compiles a callee with its caller's setting unless
 the callee sets its own.
