@@ -42,6 +42,7 @@ _BY_LLVM = ('        if options.get("inline") == "always" and {only}:\n'
 
 SWITCHES = {
     "unchanged": ({}, ""),
+    "NUMBA_OPT=0": ({"NUMBA_OPT": "0"}, ""),
     "NUMBA_OPT=1": ({"NUMBA_OPT": "1"}, ""),
     "NUMBA_OPT=2": ({"NUMBA_OPT": "2"}, ""),
     "error_model=numpy": ({}, PATCH_NJIT.format(body='        options.setdefault("error_model", "numpy")')),
@@ -54,6 +55,10 @@ SWITCHES = {
         "_c.JITCPUCodegen._customize_tm_options = _options\n")),
     "no forceinline": ({}, PATCH_NJIT.format(body='        if options.get("forceinline"):\n'
                                                    '            options["forceinline"] = False')),
+    # kernels only other kernels call need no CPython entry point (the plans' roots keep theirs)
+    "no CPython wrapper below roots": ({}, PATCH_NJIT.format(
+        body='        if func.__name__ not in ("_play_block", "shuffle_plan", "play_block", "_play_block_unlogged"):\n'
+             '            options["no_cpython_wrapper"] = True')),
     "inline=always by LLVM": ({}, PATCH_NJIT.format(body=_BY_LLVM.format(only="True"))),
     "inline=always by LLVM, rummy only": ({}, PATCH_NJIT.format(
         body=_BY_LLVM.format(only="func.__module__.startswith('cardsim.simcore.rummy')"))),
