@@ -12,6 +12,7 @@ each command's wall-clock seconds per round, both ways, and the median ratio new
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
@@ -63,30 +64,45 @@ def timed(args: list[str], extra_env: dict[str, str], work: Path) -> float:
     return elapsed
 
 
+@contextlib.contextmanager
+def old_worktree(rev: str):
+    """A temporary folder and, in it, a worktree of ``rev`` importable as ``cardsim``:
+    yields ``(folder, environment that selects the worktree)``; removes both afterwards."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        old_env = old_checkout(rev, work)
+        try:
+            yield work, old_env
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(work / "tree")], check=False)
+
+
+def alternate(rounds: int, old_env: dict[str, str], measure) -> tuple[list[float], list[float]]:
+    """``measure(env)`` ``rounds`` times with the older commit (``old_env``) and with this
+    checkout (``{}``), alternating, the order flipped every round: ``(old, new)``."""
+    old, new = [], []
+    for r in range(rounds):
+        pair = [(old, old_env), (new, {})] if r % 2 == 0 else [(new, {}), (old, old_env)]
+        for out, env in pair:
+            out.append(measure(env))
+    return old, new
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--old", required=True, help="the older commit (any git revision)")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--only", default="", help="run only commands whose label contains this text")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
-        old_env = old_checkout(args.old, work)
-        try:
-            print(f"{'command':26s} {'old (s)':>14s} {'new (s)':>14s} {'new/old':>8s}")
-            for label, cmd in COMMANDS:
-                if args.only and args.only not in label:
-                    continue
-                old, new = [], []
-                for r in range(args.rounds):  # alternate, the order flipped every round
-                    pair = [(old, old_env), (new, {})] if r % 2 == 0 else [(new, {}), (old, old_env)]
-                    for out, env in pair:
-                        out.append(timed(cmd, env, work))
-                ratio = statistics.median(n / o for n, o in zip(new, old))
-                print(f"{label:26s} {' '.join(f'{t:6.1f}' for t in old):>14s} "
-                      f"{' '.join(f'{t:6.1f}' for t in new):>14s} {ratio:8.2f}", flush=True)
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(work / "tree")], check=False)
+    with old_worktree(args.old) as (work, old_env):
+        print(f"{'command':26s} {'old (s)':>14s} {'new (s)':>14s} {'new/old':>8s}")
+        for label, cmd in COMMANDS:
+            if args.only and args.only not in label:
+                continue
+            old, new = alternate(args.rounds, old_env, lambda env: timed(cmd, env, work))
+            ratio = statistics.median(n / o for n, o in zip(new, old))
+            print(f"{label:26s} {' '.join(f'{t:6.1f}' for t in old):>14s} "
+                  f"{' '.join(f'{t:6.1f}' for t in new):>14s} {ratio:8.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -13,13 +13,11 @@ Prints each plan's CPU seconds per round, both ways, and the ratio of the sums n
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ab_cold_start import ROOT, old_checkout  # noqa: E402
+from ab_cold_start import alternate, old_worktree  # noqa: E402
 from ab_compile_switches import cpu_seconds  # noqa: E402
 
 
@@ -29,22 +27,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("plans", nargs="+", help="compile plan keys, e.g. loba-play-search")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
-        old_env = old_checkout(args.old, work)
-        try:
-            print(f"{'plan':24s} {'old (CPU s)':>15s} {'new (CPU s)':>15s}  new/old")
-            for plan in args.plans:
-                old, new = [], []
-                for r in range(args.rounds):  # alternate, the order flipped every round
-                    pair = [(old, old_env), (new, {})] if r % 2 == 0 else [(new, {}), (old, old_env)]
-                    for out, env in pair:
-                        out.append(cpu_seconds(plan, env, "", work)[0])
-                runs = lambda ts: " ".join(f"{t:6.1f}" for t in ts)  # noqa: E731
-                print(f"{plan:24s} {runs(old):>15s} {runs(new):>15s}  {sum(new) / sum(old):7.2f}", flush=True)
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(work / "tree")],
-                           check=False)
+    with old_worktree(args.old) as (work, old_env):
+        print(f"{'plan':24s} {'old (CPU s)':>15s} {'new (CPU s)':>15s}  new/old")
+        for plan in args.plans:
+            old, new = alternate(args.rounds, old_env, lambda env: cpu_seconds(plan, env, "", work)[0])
+            runs = lambda ts: " ".join(f"{t:6.1f}" for t in ts)  # noqa: E731
+            print(f"{plan:24s} {runs(old):>15s} {runs(new):>15s}  {sum(new) / sum(old):7.2f}", flush=True)
 
 
 if __name__ == "__main__":
