@@ -59,6 +59,32 @@ SWITCHES = {
     "no CPython wrapper below roots": ({}, PATCH_NJIT.format(
         body='        if func.__name__ not in ("_play_block", "shuffle_plan", "play_block", "_play_block_unlogged"):\n'
              '            options["no_cpython_wrapper"] = True')),
+    # LLVM's loop and SLP vectorizers off (Numba's own switches)
+    "no vectorize": ({"NUMBA_LOOP_VECTORIZE": "0", "NUMBA_SLP_VECTORIZE": "0"}, ""),
+    # a re-entrant acquire of Numba's compiler lock fires no timing events (the outermost does)
+    "quiet nested lock events": ({}, (
+        "import threading\n"
+        "from numba.core import compiler_lock as _cl, event as _ev\n"
+        "_depth = threading.local()\n"
+        "def acquire(self):\n"
+        "    d = getattr(_depth, 'n', 0)\n"
+        "    if d == 0:\n"
+        "        _ev.start_event('numba:compiler_lock')\n"
+        "    self._lock.acquire()\n"
+        "    _depth.n = d + 1\n"
+        "def release(self):\n"
+        "    _depth.n -= 1\n"
+        "    self._lock.release()\n"
+        "    if _depth.n == 0:\n"
+        "        _ev.end_event('numba:compiler_lock')\n"
+        "_cl._CompilerLock.acquire = acquire\n"
+        "_cl._CompilerLock.release = release\n")),
+    # every cardsim kernel LLVM is not asked to inline is linked to its callers by symbol
+    "plain kernels by symbol": ({}, PATCH_NJIT.format(
+        body='        if func.__module__.startswith("cardsim.") and not options.get("forceinline") \\\n'
+             '                and options.get("inline", "never") == "never":\n'
+             '            from cardsim.simcore import linking\n'
+             '            linking.BY_SYMBOL.add((func.__module__, func.__qualname__))')),
     "inline=always by LLVM": ({}, PATCH_NJIT.format(body=_BY_LLVM.format(only="True"))),
     "inline=always by LLVM, rummy only": ({}, PATCH_NJIT.format(
         body=_BY_LLVM.format(only="func.__module__.startswith('cardsim.simcore.rummy')"))),
@@ -94,9 +120,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--plan", default="loba-play-search", help="a compile plan key (simcore/compile_plans)")
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--only", default="", help="only switches whose name contains this text (and the unchanged code)")
+    parser.add_argument("--only", default="", help="only switches whose name contains this text, or one of these comma-separated texts (and the unchanged code)")
     args = parser.parse_args()
-    names = [n for n in SWITCHES if n == "unchanged" or args.only.lower() in n.lower()]
+    wanted = [w.strip().lower() for w in args.only.split(",")]
+    names = [n for n in SWITCHES if n == "unchanged" or any(w in n.lower() for w in wanted)]
     times: dict[str, list[float]] = {n: [] for n in names}
     kernels: dict[str, set[str]] = {n: set() for n in names}
     with tempfile.TemporaryDirectory() as tmp:

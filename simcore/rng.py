@@ -117,6 +117,26 @@ def shuffle_plan(n, k):
     return sizes[:g], products[:g]
 
 
+def shuffle_plan_host(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`shuffle_plan` computed in Python, for callers outside kernels.
+
+    The same plan, element for element (``tests/test_rng.py`` compares them); a run needs
+    its plan once, and compiling the kernel cost a first run about a CPU second.
+    """
+    k = min(k, n - 1)
+    sizes, products = [], []
+    i = 0
+    while i < k:
+        product, group = 1, 0
+        while i + group < k and product * (n - i - group) <= int(_BATCH_LIMIT):
+            product *= n - i - group
+            group += 1
+        sizes.append(group)
+        products.append(product)
+        i += group
+    return np.array(sizes, np.int64), np.array(products, np.uint64)
+
+
 @njit(cache=True, forceinline=True)
 def shuffle_prefix_planned(state, deck, group_sizes, products):
     """Partial Fisher-Yates of ``deck`` following a :func:`shuffle_plan`.

@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 from cardsim.simcore.maskdeal import deal_groups, random_subset, split_plan
-from cardsim.simcore.rng import game_key, randbelow, shuffle_prefix
+from cardsim.simcore.rng import game_key, randbelow, shuffle_plan, shuffle_plan_host, shuffle_prefix
 from cardsim.simcore.tienlen.deal import deal_hands
 
 
@@ -159,3 +159,13 @@ def test_each_card_equally_likely_in_each_seat():
         seat = next((s for s in range(3) if int(hands[s]) & 1), 3)
         counts[seat] += 1
     assert abs(chi_square_z(counts, 20_000 * np.array([17, 17, 17, 1]) / 52)) < 4
+
+
+def test_shuffle_plan_host_equals_the_kernel():
+    # Python callers take the host plan (no compile); it must be the kernel's, element for element
+    for n in (2, 3, 10, 52, 54, 108, 112, 160):
+        for k in (0, 1, 2, 7, n - 1, n, n + 3):
+            sizes, products = shuffle_plan(n, k)
+            host_sizes, host_products = shuffle_plan_host(n, k)
+            assert host_sizes.dtype == sizes.dtype and host_products.dtype == products.dtype
+            assert np.array_equal(host_sizes, sizes) and np.array_equal(host_products, products), (n, k)

@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from cardsim.simcore.blocks import block_bounds, run_blocks
-from cardsim.simcore.rng import game_key, randbelow, shuffle_plan, shuffle_prefix_planned
+from cardsim.simcore.rng import game_key, randbelow, shuffle_plan_host, shuffle_prefix_planned
 from cardsim.simcore.rummy.cards import add_card, make_deck
 from cardsim.simcore.rummy.melds import contract_ok
 
@@ -39,7 +39,7 @@ def prefix_length(players: int, cards: int, draws: int) -> int:
 
 def round_plans(deck_size: int, players: int, round_cards, draws: int):
     """Shuffle plans of every round, padded: ``(sizes[R, G], products[R, G], lengths[R])``."""
-    plans = [shuffle_plan(deck_size, prefix_length(players, h, draws)) for h in round_cards]
+    plans = [shuffle_plan_host(deck_size, prefix_length(players, h, draws)) for h in round_cards]
     g = max(len(p[0]) for p in plans)
     sizes = np.zeros((len(plans), g), np.int64)
     products = np.ones((len(plans), g), np.uint64)

@@ -60,7 +60,7 @@ from numba import njit
 from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.blocks import run_blocks
-from cardsim.simcore.rng import game_key, search_key, shuffle_plan, shuffle_prefix_planned
+from cardsim.simcore.rng import game_key, search_key, shuffle_plan_host, shuffle_prefix_planned
 from cardsim.simcore.rummy.cards import make_deck
 from cardsim.simcore.rummy.engine import advance, apply_decision, deal_round, finish_round, reach_markers
 from cardsim.simcore.rummy.log import L_ROUND, LOG_CAP, _log, format_log
@@ -208,7 +208,7 @@ class _Setup:
         self.reach = reach_markers(self.prm, self.pol)
         self.deck_base = make_deck(rules.deck_jokers()).astype(np.int64)
         D = self.deck_base.shape[0]
-        self.sizes, self.products = shuffle_plan(D, D - 1)
+        self.sizes, self.products = shuffle_plan_host(D, D - 1)
         self.labels = [self.contract_label(lab) for lab, *_ in self.rounds]
 
     def contract_label(self, label: str) -> str:

@@ -34,7 +34,7 @@ from numba import njit
 from cardsim.simcore.arrays import copy1
 from cardsim.simcore.blocks import block_bounds, run_blocks
 from cardsim.simcore.bits import popcount
-from cardsim.simcore.rng import game_key, next_u64, shuffle_plan, shuffle_prefix_planned
+from cardsim.simcore.rng import game_key, next_u64, shuffle_plan_host, shuffle_prefix_planned
 from cardsim.simcore.tusac.cards import COPIES, GENERAL_TYPES, N_TYPES, SOLDIER_TYPES
 
 _U1 = np.uint64(1)
@@ -79,7 +79,7 @@ _GEN_KEYS = 1 << GENERAL_BUCKETS
 #: Draws batched per 32-bit word. ``112 * 111 * 110 < 2**26``, so groups of 3 keep the
 #: rejection chance of a batch below 2**-11; a constant group size keeps the inner loop
 #: of :func:`simcore.rng.shuffle_prefix_planned` perfectly predicted (about 20 % faster
-#: than :func:`simcore.rng.shuffle_plan`'s greedy 3/4 groups). Any grouping is exact.
+#: than :func:`simcore.rng.shuffle_plan_host`'s greedy 3/4 groups). Any grouping is exact.
 DRAWS_PER_WORD = 3
 
 
@@ -94,7 +94,7 @@ def shuffle_plan_fixed(n, k, group=DRAWS_PER_WORD):
         for j in range(size):
             product *= n - i - j
         if product > 1 << 26:
-            return shuffle_plan(n, k)
+            return shuffle_plan_host(n, k)
         sizes.append(size)
         products.append(product)
         i += size
