@@ -72,10 +72,17 @@ YesOpt = Annotated[bool, typer.Option("--yes", help="run even when the estimate 
 
 @app.command("games")
 def games_command() -> None:
-    """List the games and what can be run for each."""
+    """List the games and the commands that run each."""
     specs = [registry.get_spec(name) for name in registry.game_names()]
-    rows = [(s.name, ", ".join(registry.TASKS), s.title) for s in specs]
-    print_plain_table(("game", "tasks", "description"), rows)
+    rows = [(s.name, ", ".join(_game_commands(s)), s.title) for s in specs]
+    print_plain_table(("game", "commands", "description"), rows)
+
+
+def _game_commands(spec) -> list[str]:
+    """The commands that take ``spec``'s game: its tasks (``deal``, ``play``), ``replay``,
+    ``ladder``, ``experiment``, and ``exact`` where exact values exist."""
+    names = [*registry.TASKS, "replay", "ladder", "experiment"]
+    return names + ["exact"] if spec.exact else names
 
 
 @app.command("rules")
@@ -708,6 +715,13 @@ def compile_command(
 _METAVARS = {"int": "N", "float": "X", "path": "PATH", "bool": ""}
 
 
+def _usage_piece(param) -> str:
+    """An argument on a usage line: ``GAME``, ``[GAME]...`` when optional, ``PATHS...``."""
+    name = param.metavar or (param.name or "value").upper()
+    name = name if param.required else f"[{name}]"
+    return name + ("..." if param.nargs != 1 else "")
+
+
 def _click_command():
     """The click command of the Typer app, built once, with readable metavars in help
     (``GAME``, ``SEED``, ``N``, ``PATH``) instead of the internal type names."""
@@ -722,6 +736,8 @@ def _click_command():
         for param in sub.params:
             if type(param).__name__.endswith("Argument"):
                 param.display_type = lambda ctx: None  # "GAME  game name", not "GAME <str>"
+                # the usage line as click writes it ("cardsim replay [OPTIONS] GAME"), not typer's "{GAME}"
+                param.get_usage_pieces = lambda ctx, p=param: [_usage_piece(p)]
             if getattr(param, "metavar", None):
                 continue
             descriptor = getattr(param, "type_descriptor", None)

@@ -109,8 +109,8 @@ def print_plain_table(header, rows, right=()) -> None:
 class _LazyProgress:
     """A rich progress bar on stderr, shown from the start of a run on a terminal
     (spinner, chunks done, elapsed time, ETA); silent with --quiet or when stderr is not
-    a terminal. Until the first chunk is done it says that a first run compiles the
-    kernels (Numba caches them for later runs)."""
+    a terminal. Until the first chunk is done its label says so (on a first run the
+    "preparing" line before it has said that the kernels compile)."""
 
     def __init__(self, enabled: bool, description: str, total: int):
         from cardsim.simcore.runner import Stopwatch
@@ -131,7 +131,7 @@ class _LazyProgress:
                                      transient=True)
             self.progress.start()
             self.task_id = self.progress.add_task(
-                f"{description} (first chunk; compiles on a first run)", total=total)
+                f"{description} (first chunk)", total=total)  # short: 80 columns keep the times
 
     def update(self, done: int, total: int) -> None:
         if self.progress is None:

@@ -2,7 +2,8 @@
 
 The table has one row per (metric, group): ``metric, group, n, value, ci_low, ci_high``.
 Rates (``win_rate``, ``instant_win``) get 95% Wilson intervals, means (``points``,
-``tricks``, ``plays``) normal-approximation intervals. Groups pooled over seats (by
+``tricks``, ``plays``) normal-approximation intervals, clipped at the smallest value the
+metric can take where one is given (a count's interval never goes below 0). Groups pooled over seats (by
 policy, by 2s dealt, 3♠ holder vs the rest) count seat-games, which are not independent
 within a game (one winner per game), so their intervals are slightly optimistic.
 """
@@ -24,6 +25,7 @@ class SummaryAccumulator:
 
     def __init__(self) -> None:
         self.cells: "OrderedDict[tuple[str, str], list]" = OrderedDict()
+        self.lows: dict[tuple[str, str], float | None] = {}
 
     def _cell(self, metric: str, group: str, kind: str) -> list:
         return self.cells.setdefault((metric, group), [kind, 0, 0.0, 0.0])
@@ -34,12 +36,15 @@ class SummaryAccumulator:
         cell[1] += hits.size
         cell[2] += float(hits.sum())
 
-    def mean(self, metric: str, group: str, values) -> None:
+    def mean(self, metric: str, group: str, values, low: float | None = None) -> None:
+        """Add per-game ``values``; ``low`` is the smallest value the metric can take
+        (``0`` for counts): the interval's lower end is clipped there."""
         values = np.asarray(values, float)
         cell = self._cell(metric, group, "mean")
         cell[1] += values.size
         cell[2] += float(values.sum())
         cell[3] += float(values @ values)
+        self.lows[(metric, group)] = low
 
     def table(self) -> pd.DataFrame:
         rows = []
@@ -52,7 +57,11 @@ class SummaryAccumulator:
             else:
                 mean = s / n
                 se = math.sqrt(max(ss - s * s / n, 0.0) / (n - 1) / n) if n > 1 else math.nan
-                rows.append((metric, group, n, mean, mean - Z95 * se, mean + Z95 * se))
+                low = mean - Z95 * se
+                floor = self.lows.get((metric, group))
+                if floor is not None and not math.isnan(low):
+                    low = max(low, floor)
+                rows.append((metric, group, n, mean, low, mean + Z95 * se))
         return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 
 

@@ -224,6 +224,14 @@ def test_interrupt_without_out_leaves_nothing(tmp_path, capsys, monkeypatch):
 def test_games_and_rules_listing(capsys):
     code, stdout, _ = run(capsys, "games")
     assert code == 0 and "tienlen" in stdout
+    rows = {line.split()[0]: line for line in stdout.splitlines()[1:]}
+    for game in ("tienlen", "tusac", "loba", "continental"):  # what the README's command list says
+        assert "deal, play, replay, ladder, experiment" in rows[game]
+        assert ("exact" in rows[game]) == (game in ("tienlen", "tusac"))
+    for command, usage in (("replay", "[OPTIONS] GAME"), ("report", "[OPTIONS] PATHS..."),
+                           ("compile", "[OPTIONS] [GAMES]...")):
+        code, stdout, _ = run(capsys, command, "--help")
+        assert code == 0 and stdout.splitlines()[0] == f"Usage: cardsim {command} {usage}"
     code, stdout, _ = run(capsys, "rules", "tienlen")
     assert code == 0
     for switch in ("players", "cards_per_player", "instant_wins", "chop_rules", "scoring"):

@@ -34,17 +34,17 @@ def play_summary(dataset: Dataset) -> pd.DataFrame:
             group = [s for s in seats if policies[s] == policy]
             acc.rate("match_win_rate", f"policy {policy}", np.concatenate([winner == s for s in group]))
         for s in seats:
-            acc.mean("claims_per_match", f"seat {s}", df[f"claims_{s}"])
+            acc.mean("claims_per_match", f"seat {s}", df[f"claims_{s}"], low=0)
         for s in seats:
-            acc.mean("rounds_won", f"seat {s}", df[f"rounds_won_{s}"])
+            acc.mean("rounds_won", f"seat {s}", df[f"rounds_won_{s}"], low=0)
         if "minus10_0" in df:
             for s in seats:
-                acc.mean("minus10_closes", f"seat {s}", df[f"minus10_{s}"])
+                acc.mean("minus10_closes", f"seat {s}", df[f"minus10_{s}"], low=0)
     for part in dataset.iter_parts("hands", columns=["contract", "turns", "capped", "closed_in_one_turn"]):
         df = part.to_pandas()
         df["contract"] = df["contract"].astype(str)
         for contract, rows in df.groupby("contract", sort=False, observed=True):
-            acc.mean("round_turns", f"contract {contract}", rows["turns"])
+            acc.mean("round_turns", f"contract {contract}", rows["turns"], low=0)
         acc.rate("capped_round", "all rounds", df["capped"].to_numpy())
         acc.rate("laid_down_and_out_same_turn", "all rounds", df["closed_in_one_turn"].to_numpy())
     return acc.table()

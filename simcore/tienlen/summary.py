@@ -41,10 +41,10 @@ def play_summary(dataset: Dataset) -> pd.DataFrame:
         instant = df["instant_winner"].to_numpy() >= 0
         acc.rate("instant_win", "any seat", instant)
         # an instant win has no tricks: the length of a game is over the games played out
-        acc.mean("tricks", "per played game", df["tricks"][~instant])
-        acc.mean("plays", "per played game", df["plays"][~instant])
-        acc.mean("bombs_played", "per game", sum(df[f"bombs_played_{s}"].astype(float) for s in range(players)))
-        acc.mean("twos_chopped", "per game", sum(df[f"twos_chopped_{s}"].astype(float) for s in range(players)))
+        acc.mean("tricks", "per played game", df["tricks"][~instant], low=0)
+        acc.mean("plays", "per played game", df["plays"][~instant], low=0)
+        acc.mean("bombs_played", "per game", sum(df[f"bombs_played_{s}"].astype(float) for s in range(players)), low=0)
+        acc.mean("twos_chopped", "per game", sum(df[f"twos_chopped_{s}"].astype(float) for s in range(players)), low=0)
     return acc.table()
 
 

@@ -34,14 +34,14 @@ def play_summary(dataset: Dataset) -> pd.DataFrame:
             column = f"steals_{kind}_"
             if any(c.startswith(column) for c in df.columns):
                 for s in seats:
-                    acc.mean(f"steals_{kind}", f"seat {s}", df[f"{column}{s}"])
+                    acc.mean(f"steals_{kind}", f"seat {s}", df[f"{column}{s}"], low=0)
         if "claim_ties" in df:
             acc.rate("win_claim_tie", "per game", df["claim_ties"].to_numpy() > 0)
         if "winner_points" in df:
             acc.mean("winner_points", "per won game", df["winner_points"].to_numpy()[won])
         for column in ("turns", "mulligans", "stock_left"):
             if column in df:
-                acc.mean(column, "per game", df[column])
+                acc.mean(column, "per game", df[column], low=0)
     return acc.table()
 
 
