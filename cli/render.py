@@ -20,15 +20,29 @@ def stderr_console():
 
 
 @contextmanager
-def first_run_spinner(text: str, enabled: bool = True):
+def first_run_spinner(text: str, enabled: bool = True, compiling: str | None = None):
     """A transient spinner with ``text`` on a terminal's stderr while a command works
     (a first run spends its time compiling the kernels); nothing when ``enabled`` is
-    False or stderr is not a terminal."""
+    False or stderr is not a terminal.
+
+    Yields ``update(done, total)``, the compile-progress callback of
+    :func:`cardsim.simcore.compile_plan.prepare`: once called, the line reads
+    ``compiling`` (default: ``text``), then "done/total kernels" and the elapsed time, which
+    ticks on its own while a kernel compiles."""
     if not enabled or not sys.stderr.isatty():
-        yield
+        yield lambda done, total: None
         return
-    with stderr_console().status(f"{text} (a first run compiles the kernels) …"):
-        yield
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TextColumn("{task.fields[count]}"),
+                        TimeElapsedColumn(), console=stderr_console(), transient=True)
+    with progress:
+        task = progress.add_task(f"{text} …", total=None, count="")
+
+        def update(done: int, total: int) -> None:
+            progress.update(task, description=compiling or text, count=f"{done}/{total} kernels")
+
+        yield update
 
 
 def json_records(table) -> str:

@@ -184,8 +184,9 @@ def prepare_first_run(game: str, task: str, options: dict[str, Any], quiet: bool
     from cardsim.cli.render import first_run_spinner
     from cardsim.simcore import compile_plan
 
-    with first_run_spinner(f"preparing the {game} {task} run", enabled=not quiet):
-        compile_plan.prepare(plan_key(game, task, options), idle=_import_output_libraries)
+    with first_run_spinner(f"preparing the {game} {task} run", enabled=not quiet,
+                           compiling=f"compiling the {game} {task} kernels (first run only)") as progress:
+        compile_plan.prepare(plan_key(game, task, options), idle=_import_output_libraries, progress=progress)
 
 
 def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Optional[int],

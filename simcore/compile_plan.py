@@ -306,13 +306,14 @@ def enabled() -> bool:
 
 
 def _work(entries: list[Entry], todo: list[int], folder: Path, other_alive=lambda: False,
-          deadline: float = float("inf"), stop_alone: bool = False, idle=None) -> int:
+          deadline: float = float("inf"), stop_alone: bool = False, idle=None, progress=None) -> int:
     """Compile this process's share of ``todo``: repeatedly claim (a file in ``folder``) a
     kernel whose callees are all done, highest rank first, compile it, mark it done.
     ``other_alive()`` says whether the other worker still runs: once it has exited, its
     unfinished claims are not waited for. The helper (``stop_alone``) stops when nothing is
     left to claim or its command is gone; the command returns only when every kernel is
     done, and does ``idle()`` (if given) the first time it waits for the other worker.
+    ``progress(done, total)`` (if given) hears of every kernel either worker finishes.
     Returns how many kernels this process compiled."""
     rank, deps = ranks(entries), callees(entries)
     todo_set = set(todo)
@@ -332,9 +333,12 @@ def _work(entries: list[Entry], todo: list[int], folder: Path, other_alive=lambd
     while time.monotonic() < deadline:
         if not folder.is_dir():  # the command is done with every kernel and removed it
             break
+        before = len(done)
         for i in todo_set - done:
             if (folder / f"done-{i}").exists():
                 done.add(i)
+        if progress is not None and len(done) != before:
+            progress(len(done), len(todo_set))
         for i in todo_set - claimed:
             if (folder / f"claim-{i}").exists():
                 claimed.add(i)
@@ -370,6 +374,8 @@ def _work(entries: list[Entry], todo: list[int], folder: Path, other_alive=lambd
                 trace.write(f"{os.getpid()} {began:.2f} {time.perf_counter():.2f} {entries[i].qualname}\n")
         (folder / f"done-{i}").touch()
         done.add(i)
+        if progress is not None:
+            progress(len(done), len(todo_set))
     return mine
 
 
@@ -398,11 +404,15 @@ def cold_entries(entries: list[Entry]) -> list[int]:
     return [i for i in range(len(entries)) if _is_cold(entries, i)]
 
 
-def compile_shared(key: str, entries: list[Entry], todo: list[int], helper: bool = True, idle=None) -> float:
+def compile_shared(key: str, entries: list[Entry], todo: list[int], helper: bool = True, idle=None,
+                   progress=None) -> float:
     """Compile ``todo`` (entry indices of plan ``key``) into Numba's cache, sharing the work
     with a helper process when ``helper``; ``idle()``: work to do while waiting for the
-    helper's last kernels. Returns the seconds spent."""
+    helper's last kernels; ``progress(done, total)``: told of each kernel finished (and
+    ``(0, total)`` first). Returns the seconds spent."""
     start = time.perf_counter()
+    if progress is not None:
+        progress(0, len(todo))
     try:
         folder = Path(tempfile.mkdtemp(prefix="cardsim-compile-"))
     except OSError:  # no writable temporary folder: compile here alone, each kernel with its callees
@@ -418,7 +428,7 @@ def compile_shared(key: str, entries: list[Entry], todo: list[int], helper: bool
         alive = (lambda: proc.poll() is None) if proc is not None else (lambda: False)
         deadline = time.monotonic() + _budget(entries, todo)
         # returns once every kernel is done: the helper then exits on its own, unwaited
-        _work(entries, todo, folder, other_alive=alive, deadline=deadline, idle=idle)
+        _work(entries, todo, folder, other_alive=alive, deadline=deadline, idle=idle, progress=progress)
     finally:
         if proc is not None and proc.poll() is None and not _all_done(folder, todo):
             proc.kill()  # past the deadline, or interrupted
@@ -427,11 +437,11 @@ def compile_shared(key: str, entries: list[Entry], todo: list[int], helper: bool
     return time.perf_counter() - start
 
 
-def prepare(key: str, idle=None) -> float:
+def prepare(key: str, idle=None, progress=None) -> float:
     """Before a command's first kernel call: when plan ``key`` exists and its kernels are
     not cached, compile them in this process and a helper process at once (``idle()``: the
-    command's own work to do while it waits for the helper). Returns the seconds spent
-    (0.0 when nothing was done)."""
+    command's own work to do while it waits for the helper; ``progress(done, total)``: told
+    of each kernel compiled). Returns the seconds spent (0.0 when nothing was done)."""
     if not enabled():
         return 0.0
     entries = load(key)
@@ -447,10 +457,10 @@ def prepare(key: str, idle=None) -> float:
     own = own_seconds(entries)
     if sum(own[i] for i in todo) < 2 * HELPER_START_S:  # not worth a second process
         return 0.0
-    return compile_shared(key, entries, todo, idle=idle)
+    return compile_shared(key, entries, todo, idle=idle, progress=progress)
 
 
-def compile_ahead(key: str) -> tuple[bool, int]:
+def compile_ahead(key: str, progress=None) -> tuple[bool, int]:
     """Compile every kernel of plan ``key`` into Numba's cache now, as its command's first
     run would (two processes at once unless switched off), so that the command's first
     run loads them instead. Returns ``(was_cold, kernels)``: whether anything needed
@@ -460,7 +470,7 @@ def compile_ahead(key: str) -> tuple[bool, int]:
         return False, 0
     todo = cold_entries(entries)  # an earlier plan (another task of the game) may have compiled some
     if todo:
-        compile_shared(key, entries, todo, helper=enabled() and len(todo) > 1)
+        compile_shared(key, entries, todo, helper=enabled() and len(todo) > 1, progress=progress)
     return bool(todo), len(entries)
 
 

@@ -104,6 +104,23 @@ def test_the_command_waits_for_the_last_kernel_and_does_its_idle_work_meanwhile(
     assert idle == [1] and (tmp_path / "done-1").exists()  # returned once both were done, idle work once
 
 
+def test_progress_counts_the_kernels_either_worker_finishes(tmp_path):
+    (tmp_path / "claim-0").touch()  # the helper compiles entry 0; this worker compiles entry 1 after it
+    seen = []
+
+    def other_alive():
+        (tmp_path / "done-0").touch()  # the helper finishes entry 0
+        return True
+
+    assert compile_plan._work(RNG_PLAN, [0, 1], tmp_path, other_alive=other_alive, deadline=time.monotonic() + 5,
+                              progress=lambda done, total: seen.append((done, total))) == 1
+    assert seen[0] == (1, 2) and seen[-1] == (2, 2) and seen == sorted(seen)  # the helper's kernel, then its own
+    shared = []
+    compile_plan.compile_shared("rng", RNG_PLAN, [0, 1], helper=False,
+                                progress=lambda done, total: shared.append((done, total)))
+    assert shared[0] == (0, 2) and shared[-1] == (2, 2)  # a spinner hears of the plan before its first kernel
+
+
 def test_shipped_plans_know_callees_compiled_earlier_for_another_caller():
     # apply_take is compiled under advance; apply_decision calls it too
     plan = compile_plan.load("loba-play")
