@@ -79,9 +79,12 @@ SWITCHES = {
         "        _ev.end_event('numba:compiler_lock')\n"
         "_cl._CompilerLock.acquire = acquire\n"
         "_cl._CompilerLock.release = release\n")),
-    # only the kernels marked @by_symbol are linked by symbol (the rule before every plain
-    # module-level kernel was; simcore/linking.py)
-    "plain kernels not by symbol": ({"CARDSIM_LINK_PLAIN_BY_SYMBOL": "0"}, ""),
+    # every cardsim kernel LLVM is not asked to inline is linked to its callers by symbol
+    "plain kernels by symbol": ({}, PATCH_NJIT.format(
+        body='        if func.__module__.startswith("cardsim.") and not options.get("forceinline") \\\n'
+             '                and options.get("inline", "never") == "never":\n'
+             '            from cardsim.simcore import linking\n'
+             '            linking.BY_SYMBOL.add((func.__module__, func.__qualname__))')),
     "inline=always by LLVM": ({}, PATCH_NJIT.format(body=_BY_LLVM.format(only="True"))),
     "inline=always by LLVM, rummy only": ({}, PATCH_NJIT.format(
         body=_BY_LLVM.format(only="func.__module__.startswith('cardsim.simcore.rummy')"))),

@@ -6,17 +6,10 @@ code five times, and a game's top kernel recompiles the whole game. Here a call 
 cardsim kernel to another stays an ordinary call to the callee's already compiled machine
 code, resolved by symbol when the caller is loaded, so it is compiled once.
 
-Every module-level rummy kernel (and every kernel marked :func:`by_symbol` in the other
-games, see :data:`PLAIN_BY_SYMBOL_PACKAGES`) is linked this way unless it asks to be inlined: a
-``forceinline=True`` helper keeps Numba's linking (LLVM inlines it into each caller), and an
-``inline="always"`` helper is copied into its callers by Numba itself. The optimiser can no
-longer inline a kernel linked by symbol, so the small helpers of inner loops carry
-``forceinline``; the rest (choose a move, apply it, a contract search, play a round) cost a
-call, nothing next to their work. (Until this was the rule, only kernels decorated with
-:func:`by_symbol` were linked by symbol; a plain kernel's optimised module was copied into
-every caller up to the nearest such kernel. Linking all of them by symbol took about a fifth
-off a rummy search's first-run compile: ``benchmarks/ab_compile_switches.py``.)
-``CARDSIM_LINK_PLAIN_BY_SYMBOL=0`` keeps the old rule: only ``@by_symbol`` kernels.
+Only kernels decorated with :func:`by_symbol` are linked this way: the optimiser can no longer
+inline them into their callers, so they are the turn-sized ones (choose a move, apply it, play
+a round or a game), whose call costs nothing next to their work. Small helpers called in inner
+loops keep Numba's linking and are inlined as before.
 
 A caller loaded from Numba's on-disk cache must find its callees already loaded: each caller
 records its callees in ``reload_init``, which Numba runs before it loads the caller's
@@ -38,7 +31,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import sys
 import zlib
 
 from numba.core import bytecode, caching, codegen, dispatcher
@@ -46,41 +38,7 @@ from numba.core import bytecode, caching, codegen, dispatcher
 from cardsim.simcore import dispatch  # noqa: F401  (installs its patches first)
 
 ENABLED = os.environ.get("CARDSIM_LINK_BY_SYMBOL", "1") != "0"
-PLAIN_BY_SYMBOL = os.environ.get("CARDSIM_LINK_PLAIN_BY_SYMBOL", "1") != "0"
-#: The packages whose plain kernels are linked by symbol. Not Tiến Lên's and Tứ Sắc's: their
-#: small move-generation and evaluation kernels run per candidate move, and calling them
-#: instead of inlining them made warm play a fifth to a third slower (``play tienlen
-#: --games 200000 --threads 1``: 6.8/6.4 s against 6.0/5.2 s; ``play tusac --games 20000``:
-#: 3.7/3.6 s against 3.2/2.6 s), while rummy play and deals kept their speed.
-PLAIN_BY_SYMBOL_PACKAGES = ("cardsim.simcore.rummy.",)
-BY_SYMBOL: set[tuple[str, str]] = set()  # (module, qualname) of the kernels marked @by_symbol
-
-
-def _module_kernel(pyfunc):
-    """The dispatcher a module-level kernel's Python function belongs to (None otherwise)."""
-    module = sys.modules.get(getattr(pyfunc, "__module__", None) or "")
-    qualname = getattr(pyfunc, "__qualname__", "")
-    if module is None or "<locals>" in qualname:
-        return None
-    obj = module
-    for part in qualname.split("."):
-        obj = getattr(obj, part, None)
-    return obj if getattr(obj, "py_func", None) is pyfunc else None
-
-
-def linked_by_symbol(pyfunc) -> bool:
-    """Whether the kernel of ``pyfunc`` is linked to its callers by symbol: marked
-    :func:`by_symbol`, or a module-level cardsim kernel that asks for no inlining."""
-    where = (getattr(pyfunc, "__module__", None), getattr(pyfunc, "__qualname__", None))
-    if where in BY_SYMBOL:
-        return True
-    if not PLAIN_BY_SYMBOL or not (where[0] or "").startswith(PLAIN_BY_SYMBOL_PACKAGES):
-        return False
-    kernel = _module_kernel(pyfunc)
-    if kernel is None:
-        return False
-    options = getattr(kernel, "targetoptions", {})
-    return not options.get("forceinline") and options.get("inline", "never") == "never"
+BY_SYMBOL: set[tuple[str, str]] = set()  # (module, qualname) of the kernels linked by symbol
 
 
 def by_symbol(kernel):
@@ -152,7 +110,7 @@ def _from_function(cls, pyfunc):
     kernel needs no per-process number: its number is derived from where it is defined.
     """
     identity = _original_from_function(cls, pyfunc)
-    if linked_by_symbol(pyfunc):
+    if (identity.modname, identity.func_qualname) in BY_SYMBOL:
         where = f"{identity.modname}.{identity.func_qualname}:{identity.firstlineno}"
         identity.unique_id = 1_000_000 + zlib.crc32(where.encode()) % 1_000_000_000
         identity.unique_name = f"{identity.func_qualname}${identity.unique_id}"
@@ -170,7 +128,7 @@ def _add_overload(self, cres):
     if cres.reload_init:
         library._reload_init.update(cres.reload_init)
     where = (getattr(self.py_func, "__module__", None), getattr(self.py_func, "__qualname__", None))
-    if ENABLED and linked_by_symbol(self.py_func):
+    if ENABLED and where in BY_SYMBOL:
         library._cardsim_callee = LoadCallee(*where, cres.signature.args, cres.fndesc.mangled_name)
     return _original_add_overload(self, cres)
 

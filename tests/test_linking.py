@@ -177,32 +177,3 @@ def test_a_by_symbol_kernel_has_the_same_symbol_in_every_process(tmp_path):
         assert out.returncode == 0, out.stderr[-2000:]
         names.append(out.stdout.strip().splitlines()[-1])
     assert names[0] == names[1] and "inner" in names[0]
-
-
-def test_plain_module_kernels_are_linked_by_symbol_and_inlined_helpers_are_not(monkeypatch):
-    from cardsim.simcore.rummy import cards, melds
-    from cardsim.simcore.tienlen import engine, moves
-
-    assert linking.linked_by_symbol(melds._trio_best.py_func)  # a plain module-level kernel
-    assert linking.linked_by_symbol(engine.run_turns.py_func)  # marked @by_symbol
-    assert not linking.linked_by_symbol(cards.add_card.py_func)  # forceinline: LLVM inlines it
-    inline_always = [k for k in vars(moves).values() if getattr(k, "targetoptions", {}).get("inline") == "always"]
-    assert inline_always and not any(linking.linked_by_symbol(k.py_func) for k in inline_always)
-    assert not linking.linked_by_symbol(lambda x: x)  # not a cardsim kernel
-    monkeypatch.setattr(linking, "PLAIN_BY_SYMBOL", False)  # CARDSIM_LINK_PLAIN_BY_SYMBOL=0: the old rule
-    assert not linking.linked_by_symbol(melds._trio_best.py_func)
-    assert linking.linked_by_symbol(engine.run_turns.py_func)
-
-
-def test_a_plain_kernel_is_called_by_symbol_from_its_caller():
-    import numpy as np
-
-    from cardsim.simcore.rummy import contract
-
-    assert ("cardsim.simcore.rummy.contract", "_next_window") not in linking.BY_SYMBOL  # not marked
-    contract._search_sorted(np.uint64(0b1110111), np.uint64(0), 1, 2, 100, 2, 1, 2, 0, 0)
-    (callee,) = contract._next_window.overloads.values()
-    for cres in contract._search.overloads.values():  # one of its callers
-        module = cres.library._get_module_for_linking()
-        (fn,) = [f for f in module.functions if f.name == callee.fndesc.mangled_name]
-        assert fn.is_declaration  # a call to the callee's own machine code, not a copy of it
