@@ -127,8 +127,10 @@ def main() -> None:
     times: dict[str, list[float]] = {n: [] for n in names}
     kernels: dict[str, set[str]] = {n: set() for n in names}
     with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(args.rounds):
-            for name in names:  # alternating: every round runs each switch once
+        for r in range(args.rounds):
+            # every round runs each switch once, the order reversed every other round (a run
+            # right after another can be faster or slower on this machine)
+            for name in (names if r % 2 == 0 else names[::-1]):
                 extra, patch = SWITCHES[name]
                 seconds, counted = cpu_seconds(args.plan, extra, patch, Path(tmp))
                 times[name].append(seconds)
