@@ -349,7 +349,8 @@ def replay_command(
         raise ConfigError(f"--index must be in 0..2**62-1, got {index}")
     from cardsim.simcore import compile_plan
 
-    with first_run_spinner(f"replaying {game} game {index}", compiling=f"compiling the {game} replay kernels (first run only)") as progress:
+    with first_run_spinner(f"replaying {game} game {index}",
+                           compiling=f"compiling the {game} replay kernels (first run only)") as progress:
         compile_plan.prepare(plan_key(game, "replay", options), progress=progress)
         lines = list(spec.replay(run_seed, index, rules, options))
     for line in lines:
@@ -695,7 +696,8 @@ def compile_command(
     for done, (name, task, key) in enumerate(keys):
         task += " (a random seat)" if key.endswith("-random") else ""
         start = time.perf_counter()
-        with first_run_spinner(f"compiling {name} {task} ({done + 1}/{len(keys)})", enabled=not quiet) as progress:
+        label = f"compiling {name} {task} ({done + 1}/{len(keys)})"
+        with first_run_spinner(label, enabled=not quiet) as progress:
             cold, kernels = compile_plan.compile_ahead(key, progress=progress)
         took = time.perf_counter() - start
         if not quiet:

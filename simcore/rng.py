@@ -120,7 +120,7 @@ def shuffle_plan(n, k):
 def shuffle_plan_host(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     """:func:`shuffle_plan` computed in Python, for callers outside kernels.
 
-    The same plan, element for element (``tests/test_rng.py`` compares them); a run needs
+    The same plan, element for element (``tests/test_rng_and_dealing.py`` compares them); a run needs
     its plan once, and compiling the kernel cost a first run about a CPU second.
     """
     k = min(k, n - 1)

@@ -3,9 +3,10 @@
 The table has one row per (metric, group): ``metric, group, n, value, ci_low, ci_high``.
 Rates (``win_rate``, ``instant_win``) get 95% Wilson intervals, means (``points``,
 ``tricks``, ``plays``) normal-approximation intervals, clipped at the smallest value the
-metric can take where one is given (a count's interval never goes below 0). Groups pooled over seats (by
-policy, by 2s dealt, 3♠ holder vs the rest) count seat-games, which are not independent
-within a game (one winner per game), so their intervals are slightly optimistic.
+metric can take where one is given (a count's interval never goes below 0). Groups
+pooled over seats (by policy, by 2s dealt, 3♠ holder vs the rest) count seat-games,
+which are not independent within a game (one winner per game), so their intervals are
+slightly optimistic.
 """
 from __future__ import annotations
 
