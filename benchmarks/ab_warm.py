@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ab_cold_start import old_worktree  # noqa: E402
+from ab_cold_start import alternate, old_worktree  # noqa: E402
 
 
 def run(args: list[str], env: dict[str, str], cache: str) -> tuple[float, str]:
@@ -42,19 +42,20 @@ def main() -> None:
         for command in args.commands:
             argv = command.split()
             caches = {"old": tempfile.mkdtemp(dir=work), "new": tempfile.mkdtemp(dir=work)}
-            envs = {"old": old_env, "new": {}}
-            for side in ("old", "new"):  # fill each cache
-                run(argv, envs[side], caches[side])
-            times: dict[str, list[float]] = {"old": [], "new": []}
+            for env, side in ((old_env, "old"), ({}, "new")):  # fill each cache
+                run(argv, env, caches[side])
             outputs: dict[str, str] = {}
-            for r in range(args.rounds):
-                for side in (("old", "new") if r % 2 == 0 else ("new", "old")):
-                    seconds, outputs[side] = run(argv, envs[side], caches[side])
-                    times[side].append(seconds)
+
+            def measure(env: dict[str, str]) -> float:
+                side = "old" if env else "new"  # alternate() passes the old commit's environment or {}
+                seconds, outputs[side] = run(argv, env, caches[side])
+                return seconds
+
+            old, new = alternate(args.rounds, old_env, measure)
             fmt = lambda ts: " ".join(f"{t:.2f}" for t in ts)  # noqa: E731
             same = "same results" if outputs["old"] == outputs["new"] else "RESULTS DIFFER"
-            print(f"{command}\n  old {fmt(times['old'])}  new {fmt(times['new'])}  "
-                  f"new/old {sum(times['new']) / sum(times['old']):.2f}  {same}", flush=True)
+            print(f"{command}\n  old {fmt(old)}  new {fmt(new)}  new/old {sum(new) / sum(old):.2f}  {same}",
+                  flush=True)
 
 
 if __name__ == "__main__":
