@@ -1,6 +1,6 @@
 """How Numba compiles a cardsim kernel that another kernel calls (patches, installed on import).
 
-Three patches of Numba, the first two for dispatchers of ``cardsim.*`` modules only; none
+Four patches of Numba, the first two for dispatchers of ``cardsim.*`` modules only; none
 changes the machine code of a kernel body, so results are identical:
 
 *Callees are compiled without Python wrappers.* Numba compiles every function with a
@@ -34,6 +34,15 @@ hashes flags option by option through properties: a tenth of a profiled rummy co
 (about 3 s for the comparisons of one ``play loba`` first run, 0.1 s patched:
 ``benchmarks/bench_dispatch_patches.py``). The same answers, computed directly from the
 stored values.
+
+*Loading a cached kernel does not load the compiler.* Before it loads a kernel from its
+cache, Numba refreshes its compiler's registries: it imports the implementations of every
+Python and NumPy feature it compiles (``numba.np.linalg``, ``numba.typed``, ...) and
+registers them, about 0.2 s of a warm command's 2 s, none of which a loaded kernel uses.
+A load now initialises only the runtime (NRT) whose symbols loaded code links to; a
+compile still refreshes the registries first, as Numba's compiler does on its own
+(``test_a_warm_load_skips_the_compiler_registries``). ``CARDSIM_FULL_CACHE_LOAD=1``
+turns this patch off.
 """
 from __future__ import annotations
 
@@ -41,7 +50,7 @@ import os
 import threading
 from contextlib import contextmanager
 
-from numba.core import dispatcher, sigutils, types
+from numba.core import caching, dispatcher, sigutils, types
 from numba.core import event as ev
 from numba.core.compiler_lock import global_compiler_lock
 
@@ -204,9 +213,22 @@ def _fast_flags() -> None:
     TargetConfig.__eq__ = eq
 
 
+def _load_overload(self, sig, target_context):
+    """Numba's ``Cache.load_overload`` without ``target_context.refresh()``: a loaded kernel
+    needs the runtime's symbols, not the compiler's registries."""
+    from numba.core.runtime import rtsys
+
+    rtsys.initialize(target_context)  # idempotent; callers hold the compiler lock
+    with self._guard_against_spurious_io_errors():
+        return self._load_overload(sig, target_context)
+    # None when the block swallowed an I/O error (as in Numba's version)
+
+
 def install() -> None:
-    """Patch Numba's dispatcher and flag comparisons (idempotent)."""
+    """Patch Numba's dispatcher, flag comparisons and cache loads (idempotent)."""
     _fast_flags()
+    if os.environ.get("CARDSIM_FULL_CACHE_LOAD", "0") in ("0", "", "off", "false", "no"):
+        caching.Cache.load_overload = _load_overload
     dispatcher.Dispatcher.add_overload = _add_overload
     dispatcher.Dispatcher.compile = _compile
     dispatcher.Dispatcher._compile_for_args = _compile_for_args

@@ -153,3 +153,41 @@ def test_flag_comparisons_give_numbas_answers():
     assert nrt == nrt_too and plain == no_nrt and not plain == nrt and plain != nrt
     assert hash(plain) == hash(nrt) == hash(tuple(sorted(numba_values(plain))))
     assert (Flags() == 3) is False
+
+
+_WARM_LOAD = textwrap.dedent("""
+    import json, sys
+    import cardsim.simcore.dispatch  # noqa: F401  (installs the patches)
+    import numpy as np
+    from numba import njit
+
+    @njit(cache=True)
+    def squares(n):  # allocates: a loaded kernel needs the runtime (NRT)
+        out = np.zeros(n, np.int64)
+        for i in range(n):
+            out[i] = i * i
+        return out
+
+    values = squares(5).tolist()
+    print(json.dumps({"values": values, "registries": "numba.np.linalg" in sys.modules,
+                      "loaded": squares.stats.cache_hits.most_common(1)[0][1] if squares.stats.cache_hits else 0}))
+""")
+
+
+@pytest.mark.parametrize("full_load", ["0", "1"])
+def test_a_warm_load_skips_the_compiler_registries(tmp_path, full_load):
+    """A kernel loaded from Numba's cache runs without the compiler's registries (imported
+    by Numba's refresh, e.g. ``numba.np.linalg``); ``CARDSIM_FULL_CACHE_LOAD=1`` restores
+    Numba's own load. The first process compiles (and so refreshes); the second loads."""
+    script = tmp_path / "warm_load.py"
+    script.write_text(_WARM_LOAD)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), CARDSIM_FULL_CACHE_LOAD=full_load)
+
+    def run() -> dict:
+        proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, check=True)
+        return json.loads(proc.stdout)
+
+    cold, warm = run(), run()
+    assert cold == {"values": [0, 1, 4, 9, 16], "registries": True, "loaded": 0}
+    assert warm["values"] == [0, 1, 4, 9, 16] and warm["loaded"] == 1
+    assert warm["registries"] is (full_load == "1")
