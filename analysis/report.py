@@ -8,7 +8,9 @@ from __future__ import annotations
 import base64
 import html
 import io
+import math
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +27,21 @@ from cardsim.simcore.output import Dataset
 REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md"}
 #: Columns left out of report tables (explained in the README; noise for a reader).
 HIDDEN_COLUMNS = ("se_ratio", "unpaired_ci_low", "unpaired_ci_high", "chunk")
+#: Columns printed to the precision of the row's ``ci_low``/``ci_high`` interval.
+VALUE_COLUMNS = ("rate", "value", "estimate", "baseline", "difference", "mean")
+#: Columns printed with a sign (a difference reads "+0.20").
+SIGNED_COLUMNS = ("difference",)
+#: What the columns of each kind of table mean, printed under it.
+TABLE_NOTES = {
+    "deal": ("rate: share of deals with the event (seat any: at least one seat has it); 95% CI: Wilson score "
+             "interval; exact: the exact probability, or [low, high] bounds where only bounds are known; z: "
+             "standard errors between the simulated rate and the exact value (0 within the bounds; beyond ±4 "
+             "would point to a bug)."),
+    "play": "value: rate (0/1 metrics) or mean per game; 95% CI: normal interval of the mean over games.",
+    "experiment": ("baseline, value: the metric in the baseline arm and in this arm (a rate for 0/1 metrics, "
+                   "else a mean per game); difference: value − baseline; 95% CI: its paired interval (every "
+                   "arm plays the same deals)."),
+}
 
 
 def _plt():
@@ -46,8 +63,17 @@ class _Figures:
         self.out = out
         self.inline = inline
         self.count = 0
+        #: A line naming the section's run or experiment (n, seed), printed on each figure so
+        #: that a PNG seen on its own still says what it shows.
+        self.context = ""
 
     def add(self, fig, title: str) -> str:
+        if self.context:  # a footnote under everything drawn (tick labels and legends included)
+            box = fig.get_tightbbox(fig.canvas.get_renderer())
+            fig.text(box.x0 / fig.get_figwidth(), (box.y0 - 0.08) / fig.get_figheight(), self.context, fontsize=7,
+                     color="0.35", ha="left", va="top")
+        # a caption only where it adds to the figure's own title
+        caption = "" if any(ax.get_title() == title for ax in fig.axes) else title
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
         _plt().close(fig)
@@ -55,10 +81,20 @@ class _Figures:
         self.count += 1
         if self.inline:
             src = "data:image/png;base64," + base64.b64encode(data).decode()
-            return f'<figure><img alt="{html.escape(title)}" src="{src}"><figcaption>{html.escape(title)}</figcaption></figure>'
+            caption_html = f"<figcaption>{html.escape(caption)}</figcaption>" if caption else ""
+            return f'<figure><img alt="{html.escape(title)}" src="{src}">{caption_html}</figure>'
         name = f"{self.out.stem}-fig{self.count}.png"
         (self.out.parent / name).write_bytes(data)
         return f"![{title}]({name})"
+
+
+def figure_files(out: Path) -> list[Path]:
+    """The PNG files a Markdown report ``out`` writes beside itself (``STEM-figN.png``)."""
+    pattern = re.compile(re.escape(out.stem) + r"-fig(\d+)\.png")
+    if not out.parent.is_dir():
+        return []
+    found = [(int(m.group(1)), p) for p in out.parent.iterdir() if (m := pattern.fullmatch(p.name))]
+    return [p for _, p in sorted(found)]
 
 
 def _rate_bars(rates: pd.DataFrame, events: list[str], title: str):
@@ -73,6 +109,9 @@ def _rate_bars(rates: pd.DataFrame, events: list[str], title: str):
         err = np.vstack([rows["rate"] - rows["ci_low"], rows["ci_high"] - rows["rate"]])
         ax.bar(x, rows["rate"], width, yerr=err, capsize=2, label="table (any seat)" if seat < 0 else f"seat {seat}",
                color="0.35" if seat < 0 else None)
+        for xi, rate, high in zip(x, rows["rate"], rows["ci_high"]):
+            if rate == 0 and high > 0:  # no bar on a log scale: say so, above the interval's upper end
+                ax.text(xi, high * 1.5, "0", ha="center", va="bottom", fontsize=7)
     ax.set_xticks(np.arange(len(events)) + width * (len(seats) - 1) / 2)
     ax.set_xticklabels(events, rotation=20, ha="right", fontsize=8)
     ax.set_ylabel("rate per deal")
@@ -100,24 +139,111 @@ def _cell(value) -> str:
     return str(value)
 
 
-def _table_html(frame: pd.DataFrame, fmt: str) -> str:
-    """A readable table (no optional dependency): HTML, or a Markdown pipe table."""
+def ci_decimals(low: float, high: float) -> int | None:
+    """Decimals that show an interval's width to two significant figures (0-8), so that a
+    value and its interval print to the precision the run reached; None without a width."""
+    width = float(high) - float(low)
+    if not (width > 0 and math.isfinite(width)):
+        return None
+    return int(min(8, max(0, 1 - math.floor(math.log10(width)))))
+
+
+def _number(value, decimals: int | None, signed: bool = False) -> str:
+    """``value`` with ``decimals`` (thousands separators; :func:`_cell` when None)."""
+    v = float(value)
+    if v != v:
+        return ""
+    text = _cell(v) if decimals is None else f"{v:,.{decimals}f}"
+    return "+" + text if signed and v > 0 else text
+
+
+def display_table(frame: pd.DataFrame) -> tuple[list[str], list[list[str]], list[bool]]:
+    """Header, text rows and right-alignment of a table as a report prints it.
+
+    Each ``X_ci_low``/``X_ci_high`` pair becomes one ``X 95% CI`` column ``[low, high]``,
+    printed like its value column (``X``, or the columns of :data:`VALUE_COLUMNS` for the
+    plain ``ci_low``/``ci_high``) to the precision of the interval (:func:`ci_decimals`);
+    ``exact_low``/``exact_high`` become one ``exact`` column (a value, or ``[low, high]``
+    bounds); ``z`` prints signed with two decimals; :data:`HIDDEN_COLUMNS` are left out.
+    """
     frame = frame.drop(columns=[c for c in HIDDEN_COLUMNS if c in frame.columns])
-    header = [str(c) for c in frame.columns]
-    rows = [[_cell(v) for v in row] for row in frame.itertuples(index=False)]
+    columns = list(frame.columns)
+    pairs = {c[:-len("ci_low")]: (c, c[:-len("low")] + "high") for c in columns
+             if str(c).endswith("ci_low") and str(c)[:-len("low")] + "high" in columns}
+    interval_of = {}  # value column -> its interval's prefix
+    for prefix in pairs:
+        for column in (VALUE_COLUMNS + ("exact_low", "exact_high") if prefix == "" else (prefix.rstrip("_"),)):
+            if column in columns:
+                interval_of[column] = prefix
+    skip = {high for _, high in pairs.values()} | {"exact_high"}
+    header, kinds = [], []
+    for c in columns:
+        if c in skip:
+            continue
+        if str(c).endswith("ci_low") and c[:-len("ci_low")] in pairs:
+            header.append(f"{c[:-len('ci_low')].replace('_', ' ')}95% CI")
+            kinds.append(("ci", c[:-len("ci_low")]))
+        elif c == "exact_low" and "exact_high" in columns:
+            header.append("exact")
+            kinds.append(("exact", None))
+        else:
+            header.append(str(c))
+            kinds.append(("z", None) if c == "z" else ("value", c) if c in interval_of else ("cell", c))
+    rows = []
+    for record in frame.to_dict("records"):
+        decimals = {p: ci_decimals(record[low], record[high]) for p, (low, high) in pairs.items()}
+        row = []
+        for kind, key in kinds:
+            if kind == "ci":
+                low, high = pairs[key]
+                d = decimals[key]
+                row.append("" if record[low] != record[low] else
+                           f"[{_number(record[low], d)}, {_number(record[high], d)}]")
+            elif kind == "exact":
+                low, high = record["exact_low"], record["exact_high"]
+                d = decimals.get(interval_of.get("exact_low", ""))
+                d = None if d is None else d + 1  # an exact value: one digit beyond the estimate's
+                row.append("" if low != low else _number(low, d) if low == high
+                           else f"[{_number(low, d)}, {_number(high, d)}]")
+            elif kind == "z":
+                z = record["z"]
+                row.append("" if z != z else "0.00" if abs(z) < 0.005 else f"{z:+.2f}")
+            elif kind == "value":
+                row.append(_number(record[key], decimals[interval_of[key]], key in SIGNED_COLUMNS))
+            else:
+                row.append(_cell(record[key]))
+        rows.append(row)
+    right = [kind in ("ci", "exact", "z", "value") or pd.api.types.is_numeric_dtype(frame[key])
+             for kind, key in kinds]
+    return header, rows, right
+
+
+def _table_html(frame: pd.DataFrame, fmt: str, note: str = "") -> str:
+    """A readable table (no optional dependency): HTML, or a Markdown pipe table, with
+    ``note`` (what its columns mean) under it."""
+    header, rows, numeric = display_table(frame)
     if fmt == "md":
         lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
         lines += ["| " + " | ".join(r) + " |" for r in rows]
-        return "\n".join(lines)
-    numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
+        return "\n".join(lines) + (f"\n\n_{note}_" if note else "")
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td{' class=n' if numeric[i] else ''}>{html.escape(v)}</td>"
                                     for i, v in enumerate(r)) + "</tr>" for r in rows)
-    return f"<table class='t'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    table = f"<table class='t'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return table + (f"<p class='note'>{html.escape(note)}</p>" if note else "")
+
+
+def rule_text(value) -> str:
+    """A rule value as ``--set`` takes it: on/off, comma-separated lists."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, (list, tuple)):
+        return ",".join(map(rule_text, value))
+    return str(value)
 
 
 def _rules_text(rules: dict, fmt: str) -> str:
-    lines = [f"{k} = {','.join(map(str, v)) if isinstance(v, list) else v}" for k, v in rules.items()]
+    lines = [f"{k} = {rule_text(v)}" for k, v in rules.items()]
     if fmt == "md":
         return "Rules: " + "; ".join(f"`{x}`" for x in lines)
     return "<p class='rules'>Rules: " + "; ".join(f"<code>{html.escape(x)}</code>" for x in lines) + "</p>"
@@ -126,7 +252,8 @@ def _rules_text(rules: dict, fmt: str) -> str:
 def _deal_section(dataset: Dataset, figures: _Figures, fmt: str) -> list[str]:
     rates = summary(dataset.path)
     shown = rates.assign(seat=[("any" if s < 0 else str(s)) for s in rates["seat"]])  # the table row: "any"
-    parts = [_table_html(shown, fmt)]
+    note = TABLE_NOTES["deal"] if "exact_low" in rates.columns else TABLE_NOTES["deal"].split("; exact:")[0] + "."
+    parts = [_table_html(shown, fmt, note)]
     events = list(pd.unique(rates["event"]))
     for start in range(0, len(events), 8):  # every event, 8 per figure: nothing dropped
         chunk = events[start:start + 8]
@@ -141,7 +268,7 @@ def _play_section(dataset: Dataset, figures: _Figures, fmt: str) -> list[str]:
     """Summary table, win rate by seat with intervals, and the game-length distribution."""
     plt = _plt()
     meta = dataset.meta
-    parts = [_table_html(summary(dataset.path), fmt)]
+    parts = [_table_html(summary(dataset.path), fmt, TABLE_NOTES["play"])]
     table, metric_fn, _ = metric_spec(meta["game"], meta["task"])
     wins: dict[int, list[np.ndarray]] = {}
     lengths = []
@@ -176,29 +303,56 @@ def _play_section(dataset: Dataset, figures: _Figures, fmt: str) -> list[str]:
     return parts
 
 
-def _experiment_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
-    """Comparison table, then the differences with intervals: one panel per unit
-    (rates, points, counts ...) so that effects of different sizes stay readable."""
+def experiment_info(path: Path) -> dict:
+    """An experiment directory's ``experiment.json`` (empty when there is none)."""
     import json
 
+    file = path / "experiment.json"
+    return json.loads(file.read_text()) if file.is_file() else {}
+
+
+def _arms_table(info: dict) -> pd.DataFrame:
+    """Per arm, the rules and options it changes from the baseline arm (the first)."""
+    arms = info.get("arms") or []
+    if not arms:
+        return pd.DataFrame()
+    base_rules, base_options = arms[0].get("rules", {}), arms[0].get("options", {})
+    rows = []
+    for k, arm in enumerate(arms):
+        rules, options = arm.get("rules", {}), arm.get("options", {})
+        changed = [f"{key} = {rule_text(v)}" for key, v in rules.items() if base_rules.get(key) != v]
+        changed += [f"{key} = {rule_text(v)}" for key, v in options.items() if base_options.get(key) != v]
+        rows.append({"arm": arm.get("name", str(k)),
+                     "changes from the baseline": "(baseline)" if k == 0 else "; ".join(changed) or "(none)"})
+    return pd.DataFrame(rows)
+
+
+def _experiment_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
+    """What the experiment compares (arms and what each changes), the comparison table,
+    then the differences with intervals: one panel per unit (rates, points, counts ...)
+    so that effects of different sizes stay readable."""
     plt = _plt()
     table = load_comparison(path)
-    info = {}
-    if (path / "experiment.json").is_file():
-        info = json.loads((path / "experiment.json").read_text())
+    info = experiment_info(path)
     parts = []
     if info:
         baseline = info["arms"][0]["name"] if info.get("arms") else "baseline"
-        line = (f"{info.get('description') or info.get('name', '')} — {info.get('game')} {info.get('task')}, "
-                f"baseline arm {baseline!r}, n = {info.get('n', 0):,} per arm, seed {info.get('seed')}; "
-                f"differences are arm − baseline on the same deals, paired 95% intervals.")
+        description = (info.get("description") or "").strip().rstrip(".")
+        line = (f"{description + '. ' if description else ''}{info.get('game')} {info.get('task')}; "
+                f"baseline arm {baseline!r}; n = {info.get('n', 0):,} per arm; seed {info.get('seed')}. "
+                f"Differences are arm − baseline on the same deals, with paired 95% intervals.")
         parts.append(line if fmt == "md" else f"<p>{html.escape(line)}</p>")
-    parts.append(_table_html(table, fmt))
+        arms = _arms_table(info)
+        if len(arms):
+            parts.append(_table_html(arms, fmt))
     unit_of = _unit_lookup(info.get("game"), info.get("task", "play"))
     units = [unit_of(m) for m in table["metric"]]
+    shown = table.copy()
+    shown.insert(list(shown.columns).index("metric") + 1, "unit", units)
+    parts.append(_table_html(shown, fmt, TABLE_NOTES["experiment"]))
     for unit in dict.fromkeys(units):
-        shown = table[[u == unit for u in units]]
-        parts.append(_difference_figure(plt, figures, shown, f"differences ({unit})"))
+        rows = table[[u == unit for u in units]]
+        parts.append(_difference_figure(plt, figures, rows, f"differences ({unit})"))
     if "strength" in table:
         from cardsim.analysis.compare import robustness
 
@@ -230,10 +384,9 @@ def _difference_figure(plt, figures, shown: pd.DataFrame, title: str) -> str:
     ax.set_yticklabels([f"{m} [{a}]" for m, a in zip(shown["metric"], labels)], fontsize=7)
     ax.invert_yaxis()
     ax.set_xlabel("arm − baseline")
-    ax.set_title(title, fontsize=9)
-    # below the axes: inside, the legend box would hide the intervals of the top rows
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.5 / (0.32 * len(shown) + 1.2) - 0.12),
-              ncol=2, frameon=False)
+    ax.set_title(title, fontsize=9, pad=16)
+    # just above the axes, under the title: inside, the legend box would hide the top rows' intervals
+    ax.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False, borderaxespad=0.1)
     return figures.add(fig, title)
 
 
@@ -268,7 +421,12 @@ def _sweep_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
     """Each metric against the swept value, with its 95% interval band (one panel per metric)."""
     plt = _plt()
     sweep = pd.read_parquet(path / "sweep.parquet")
-    parts = [_table_html(sweep, fmt)]
+    switch = str(sweep["switch"].iloc[0]) if len(sweep) else "value"
+    # the swept value under its switch's name ("players = 3"), not as a number to format
+    shown = sweep.drop(columns="switch").rename(columns={"value": switch})
+    shown[switch] = [rule_text(v) for v in sweep["value"]]
+    parts = [_table_html(shown, fmt, "estimate: the metric at each value of " + switch + " (a rate for 0/1 "
+                                     "metrics, else a mean per game); 95% CI: normal interval of the mean.")]
     metrics = list(dict.fromkeys(sweep["metric"]))
     strengths = list(dict.fromkeys(sweep["strength"])) if "strength" in sweep else [None]
     cols = min(3, len(metrics))
@@ -304,6 +462,8 @@ def check_report_path(out: Path, overwrite: bool) -> str:
         raise ConfigError(f"report file must end in .html or .md, got {str(out)[:200]!r}")
     if out.exists() and not overwrite:
         raise ConfigError(f"{out} exists: use --overwrite to replace it")
+    if fmt == "md" and not overwrite and figure_files(out):  # the PNGs it would write beside itself
+        raise ConfigError(f"{figure_files(out)[0]} exists: use --overwrite to replace it")
     parent = out.absolute().parent
     if not parent.is_dir():
         blocker = next((a for a in parent.parents if a.exists()), None) if not parent.exists() else parent
@@ -330,9 +490,14 @@ def build_report(paths: list[str | os.PathLike], out: str | os.PathLike, overwri
             meta = json.loads((path / "ladder.json").read_text())
             title = (f"{meta['game']} ladder: {path.name} (field {meta['field']}, {meta['n']:,} deals per seat, "
                      f"seed={meta['seed']})")
+            figures.context = title
             body = _ladder_section(path, figures, fmt)
         elif (path / "comparison.parquet").is_file():
-            title = f"Experiment {path.name}"
+            info = experiment_info(path)
+            name = str(info.get("name") or path.name)
+            title = f"Experiment {name}" + (f" ({path.name})" if name != path.name else "")
+            figures.context = (f"experiment {name}: {info.get('game')} {info.get('task')}, "
+                               f"n = {info.get('n', 0):,} per arm, seed {info.get('seed')}") if info else name
             body = _experiment_section(path, figures, fmt)
             if (path / "sweep.parquet").is_file():
                 body += _sweep_section(path, figures, fmt)
@@ -340,6 +505,7 @@ def build_report(paths: list[str | os.PathLike], out: str | os.PathLike, overwri
             dataset = Dataset(path)
             meta = dataset.meta
             title = f"{meta['game']} {meta['task']}: {path.name} (n={meta['n']:,}, seed={meta['seed']})"
+            figures.context = title
             body = [_rules_text(meta["rules"], fmt)]
             body += _play_section(dataset, figures, fmt) if meta["task"] == "play" else _deal_section(dataset, figures, fmt)
         sections.append((title, body))
@@ -347,9 +513,9 @@ def build_report(paths: list[str | os.PathLike], out: str | os.PathLike, overwri
         text = "# cardsim report\n\n" + "\n\n".join(f"## {t}\n\n" + "\n\n".join(b) for t, b in sections) + "\n"
     else:
         style = ("body{font-family:sans-serif;max-width:1000px;margin:auto}table.t{border-collapse:collapse;"
-                 "font-size:12px}table.t td,table.t th{padding:2px 8px;border-bottom:1px solid #ddd}"
+                 "font-size:12px;margin:10px 0}table.t td,table.t th{padding:2px 8px;border-bottom:1px solid #ddd}"
                  "td.n{text-align:right;font-variant-numeric:tabular-nums}img{max-width:100%}"
-                 "p.rules{font-size:12px;color:#444}")
+                 "p.rules,p.note{font-size:12px;color:#444}")
         body = "".join(f"<h2>{html.escape(t)}</h2>" + "".join(f"<div>{b}</div>" for b in parts) for t, parts in sections)
         text = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>cardsim report</title>"
                 f"<style>{style}</style></head><body><h1>cardsim report</h1>{body}</body></html>\n")
@@ -357,6 +523,9 @@ def build_report(paths: list[str | os.PathLike], out: str | os.PathLike, overwri
     try:
         tmp.write_text(text, encoding="utf-8")
         tmp.replace(out)  # never a half-written report
+        for stale in figure_files(out) if fmt == "md" else ():  # an earlier, longer report's extra figures
+            if int(stale.stem.rsplit("-fig", 1)[1]) > figures.count:
+                stale.unlink(missing_ok=True)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise ConfigError(f"cannot write the report {out}: {exc.strerror or exc}") from None

@@ -613,10 +613,11 @@ def experiment_command(
 def report_command(
     paths: List[Path] = typer.Argument(..., help="run datasets and/or experiment directories"),
     out: Path = typer.Option(Path("report.html"), "--out", "-o", help="report file: .html (self-contained) or .md (+ PNG files)"),
-    overwrite: bool = typer.Option(False, "--overwrite", help="replace an existing report file"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace an existing report file (and a .md report's PNG files)"),
 ) -> None:
-    """Write a report with tables and plots: rates by seat with interval bars, win rates,
-    game-length distributions, and for experiments the differences with their intervals."""
+    """Write a report with tables and plots: a deal run's rates per seat (log scale) beside
+    exact values; a play run's win rates and game lengths; an experiment's arms, comparison
+    table and differences with their intervals, one panel per unit."""
     from cardsim.analysis.report import build_report
 
     written = build_report(paths, out, overwrite=overwrite)

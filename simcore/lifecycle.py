@@ -107,7 +107,9 @@ class OutputLock:
                 fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             except OSError as exc:
                 if not self.path.parent.is_dir():
-                    raise ConfigError(f"output directory's parent does not exist: {self.path.parent}") from None
+                    from cardsim.simcore.output import missing_parent_message
+
+                    raise ConfigError(missing_parent_message(self.path.parent)) from None
                 if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
                     raise ConfigError(f"output directory's parent is not writable: {self.path.parent}") from None
                 raise ConfigError(f"cannot lock {self.out}: {exc.strerror or exc}") from None

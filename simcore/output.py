@@ -119,6 +119,15 @@ def enclosing_dataset(path: Path) -> Path | None:
     return None
 
 
+def missing_parent_message(parent: Path) -> str:
+    """The error for an ``--out`` whose folder does not exist, with the command that makes
+    it (unless a file stands in the way)."""
+    blocker = next((a for a in (parent, *parent.parents) if a.exists()), None)
+    if blocker is not None and not blocker.is_dir():
+        return f"output directory's parent does not exist: {parent} ({blocker} is a file)"
+    return f"output directory's parent does not exist: {parent} (create it first: mkdir -p {parent})"
+
+
 def check_output_path(out: str | os.PathLike, overwrite: bool) -> Path:
     """Validate an output directory before any work is done; raise :class:`ConfigError`.
 
@@ -141,7 +150,7 @@ def check_output_path(out: str | os.PathLike, overwrite: bool) -> Path:
                 raise ConfigError(f"refusing to overwrite {path}: it is not a cardsim dataset or experiment")
         parent = path.parent
         if not parent.is_dir():
-            raise ConfigError(f"output directory's parent does not exist: {parent}")
+            raise ConfigError(missing_parent_message(parent))
         if not os.access(parent, os.W_OK | os.X_OK):
             raise ConfigError(f"output directory's parent is not writable: {parent}")
         inside = enclosing_dataset(path)

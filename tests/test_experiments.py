@@ -154,8 +154,12 @@ def test_report_renders_html_and_markdown(tmp_path, capsys):
     assert code == 0, stderr
     parser = _Collector()
     parser.feed((tmp_path / "r.html").read_text())
-    assert parser.tables >= 2 and len(parser.images) >= 2
-    assert any("Experiment exp" in h for h in parser.headings)
+    assert parser.tables >= 3 and len(parser.images) >= 2  # arms, comparison, deal rates
+    # named by the spec (and the folder); each arm with the rules it changes; a unit per metric
+    assert any(h.startswith("Experiment iw (exp)") for h in parser.headings), parser.headings
+    page = (tmp_path / "r.html").read_text()
+    assert "<td>more</td><td>instant_wins = dragon,four_twos,five_consecutive_pairs," in page and "<th>unit</th>" in page
+    assert "baseline arm &#x27;baseline&#x27;; n = 40,000 per arm; seed 9" in page
     for src in parser.images:
         assert src.startswith("data:image/png;base64,")
         assert _valid_png(base64.b64decode(src.split(",", 1)[1]))
@@ -164,6 +168,14 @@ def test_report_renders_html_and_markdown(tmp_path, capsys):
     text = (tmp_path / "r.md").read_text()
     pngs = re.findall(r"\]\(([^)]+\.png)\)", text)
     assert pngs and all(_valid_png((tmp_path / p).read_bytes()) for p in pngs)
+    # its PNGs are files of their own: an existing one is not overwritten without --overwrite
+    (tmp_path / "r.md").unlink()
+    code, _, stderr = run(capsys, "report", tmp_path / "exp", "--out", tmp_path / "r.md")
+    assert code == 2 and "r-fig1.png exists" in stderr and not (tmp_path / "r.md").exists()
+    (tmp_path / "r-fig9.png").write_bytes(b"an earlier, longer report's figure")
+    code, _, stderr = run(capsys, "report", tmp_path / "exp", "--out", tmp_path / "r.md", "--overwrite")
+    assert code == 0, stderr
+    assert not (tmp_path / "r-fig9.png").exists() and (tmp_path / "r-fig1.png").exists()
 
 
 def test_report_errors(tmp_path, capsys):

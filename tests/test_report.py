@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from cardsim.analysis.report import _cell, _table_html
+from cardsim.analysis.report import _cell, _table_html, ci_decimals, display_table, rule_text
 from cli_helpers import run
 
 
@@ -49,3 +49,31 @@ def test_tables_are_readable_without_optional_dependencies():
     md = _table_html(frame, "md")
     assert "1,234,567" in md and "0.000123" in md and "se_ratio" not in md
     assert _cell(12345.0) == "12,345" and _cell(0.25) == "0.25" and _cell(float("nan")) == ""
+
+
+def test_values_print_to_the_precision_of_their_interval():
+    import pandas as pd
+
+    assert ci_decimals(0.2786, 0.2832) == 4 and ci_decimals(2.841, 2.865) == 3 and ci_decimals(1, 1) is None
+    assert ci_decimals(0.99997, 1.0) == 6  # a rate near 1 is not rounded up to "1"
+    frame = pd.DataFrame({"metric": ["win", "points"], "baseline": [0.24689, 0.57248], "value": [0.280965, 1.52889],
+                          "difference": [0.034075, 0.95641], "ci_low": [0.031692, 0.866143],
+                          "ci_high": [0.036458, 1.046677], "se_ratio": [0.87, 0.87]})
+    header, rows, right = display_table(frame)
+    assert header == ["metric", "baseline", "value", "difference", "95% CI"]
+    assert rows[0] == ["win", "0.2469", "0.2810", "+0.0341", "[0.0317, 0.0365]"]
+    assert rows[1] == ["points", "0.57", "1.53", "+0.96", "[0.87, 1.05]"]
+    assert right == [False, True, True, True, True]
+    deal = pd.DataFrame({"event": ["a", "b", "c"], "count": [1831, 0, 9841], "rate": [0.009155, 0.0, 0.049205],
+                         "ci_low": [0.008747, 0.0, 0.048266], "ci_high": [0.009582, 1.9e-5, 0.050162],
+                         "exact_low": [0.009336, float("nan"), 0.048782],
+                         "exact_high": [0.009336, float("nan"), 0.049134], "z": [-0.8401, float("nan"), 0.001]})
+    header, rows, _ = display_table(deal)
+    assert header == ["event", "count", "rate", "95% CI", "exact", "z"]
+    assert rows[0] == ["a", "1,831", "0.00915", "[0.00875, 0.00958]", "0.009336", "-0.84"]
+    assert rows[1][4:] == ["", ""] and rows[2][4:] == ["[0.04878, 0.04913]", "0.00"]
+
+
+def test_rules_print_as_set_takes_them():
+    assert rule_text(True) == "on" and rule_text(False) == "off"
+    assert rule_text(["0", "1"]) == "0,1" and rule_text(3) == "3"
