@@ -9,7 +9,7 @@ import pandas as pd
 
 from cardsim.analysis.metrics import metric_spec
 from cardsim.analysis.stats import PairedMoments
-from cardsim.simcore.config import ConfigError
+from cardsim.simcore.config import ConfigError, rule_text
 from cardsim.simcore.output import Dataset
 
 COMPARISON_COLUMNS = ["metric", "arm", "n", "baseline", "value", "difference", "ci_low", "ci_high",
@@ -139,11 +139,11 @@ def sweep_table(switch: str, arm_paths: dict[object, str | os.PathLike],
         for metric, (n, s, ss) in sums.items():
             mean = s / n
             se = np.sqrt(max(ss - s * s / n, 0.0) / (n - 1) / n) if n > 1 else np.nan
-            rows.append((switch, str(value), metric, spec.unit_of(metric), n, mean, mean - 1.959963984540054 * se,
+            rows.append((switch, rule_text(value), metric, spec.unit_of(metric), n, mean, mean - 1.959963984540054 * se,
                          mean + 1.959963984540054 * se))
     table = pd.DataFrame(rows, columns=SWEEP_COLUMNS)
     order = {m: i for i, m in enumerate(dict.fromkeys(table["metric"]))}
-    value_order = {str(v): i for i, v in enumerate(arm_paths)}
+    value_order = {rule_text(v): i for i, v in enumerate(arm_paths)}
     table["_m"] = table["metric"].map(order)
     table["_v"] = table["value"].map(value_order)
     return table.sort_values(["_m", "_v"], kind="stable").drop(columns=["_m", "_v"]).reset_index(drop=True)

@@ -11,6 +11,7 @@ import io
 import math
 import os
 import re
+import urllib.parse
 from pathlib import Path
 
 import numpy as np
@@ -20,8 +21,8 @@ from cardsim.analysis.compare import load_comparison
 from cardsim.analysis.metrics import metric_spec
 from cardsim.analysis.stats import mean_interval
 from cardsim.analysis.tables import summary
-from cardsim.simcore.config import ConfigError
-from cardsim.simcore.output import Dataset
+from cardsim.simcore.config import ConfigError, rule_text
+from cardsim.simcore.output import Dataset, missing_parent_message
 
 
 REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md"}
@@ -34,10 +35,14 @@ SIGNED_COLUMNS = ("difference",)
 #: What the columns of each kind of table mean, printed under it.
 TABLE_NOTES = {
     "deal": ("rate: share of deals with the event (seat any: at least one seat has it); 95% CI: Wilson score "
-             "interval; exact: the exact probability, or [low, high] bounds where only bounds are known; z: "
-             "standard errors between the simulated rate and the exact value (0 within the bounds; beyond ±4 "
-             "would point to a bug)."),
+             "interval."),
+    "deal_exact": ("rate: share of deals with the event (seat any: at least one seat has it); 95% CI: Wilson "
+                   "score interval; exact: the exact probability, or [low, high] bounds where only bounds are "
+                   "known; z: standard errors between the simulated rate and the exact value (0 within the "
+                   "bounds; beyond ±4 would point to a bug)."),
     "play": "value: rate (0/1 metrics) or mean per game; 95% CI: normal interval of the mean over games.",
+    "sweep": ("estimate: the metric at each value of the swept switch (a rate for 0/1 metrics, else a mean per "
+              "game); 95% CI: normal interval of the mean."),
     "experiment": ("baseline, value: the metric in the baseline arm and in this arm (a rate for 0/1 metrics, "
                    "else a mean per game); difference: value − baseline; 95% CI: its paired interval (every "
                    "arm plays the same deals)."),
@@ -63,6 +68,7 @@ class _Figures:
         self.out = out
         self.inline = inline
         self.count = 0
+        self.files: list[tuple[Path, bytes]] = []  # a Markdown report's PNGs, written with the report
         #: A line naming the section's run or experiment (n, seed), printed on each figure so
         #: that a PNG seen on its own still says what it shows.
         self.context = ""
@@ -84,17 +90,17 @@ class _Figures:
             caption_html = f"<figcaption>{html.escape(caption)}</figcaption>" if caption else ""
             return f'<figure><img alt="{html.escape(title)}" src="{src}">{caption_html}</figure>'
         name = f"{self.out.stem}-fig{self.count}.png"
-        (self.out.parent / name).write_bytes(data)
-        return f"![{title}]({name})"
+        self.files.append((self.out.parent / name, data))
+        return f"![{title}]({urllib.parse.quote(name)})"
 
 
-def figure_files(out: Path) -> list[Path]:
-    """The PNG files a Markdown report ``out`` writes beside itself (``STEM-figN.png``)."""
+def figure_files(out: Path) -> list[tuple[int, Path]]:
+    """The PNG files a Markdown report ``out`` writes beside itself (``STEM-figN.png``), as
+    ``(N, path)`` in order of N."""
     pattern = re.compile(re.escape(out.stem) + r"-fig(\d+)\.png")
     if not out.parent.is_dir():
         return []
-    found = [(int(m.group(1)), p) for p in out.parent.iterdir() if (m := pattern.fullmatch(p.name))]
-    return [p for _, p in sorted(found)]
+    return sorted((int(m.group(1)), p) for p in out.parent.iterdir() if (m := pattern.fullmatch(p.name)))
 
 
 def _rate_bars(rates: pd.DataFrame, events: list[str], title: str):
@@ -131,6 +137,8 @@ def _cell(value) -> str:
         v = float(value)
         if v != v:
             return ""
+        if not math.isfinite(v):
+            return str(v)
         if v == int(v) and abs(v) >= 1000:
             return f"{int(v):,}"
         if abs(v) >= 1000:
@@ -153,7 +161,9 @@ def _number(value, decimals: int | None, signed: bool = False) -> str:
     v = float(value)
     if v != v:
         return ""
-    text = _cell(v) if decimals is None else f"{v:,.{decimals}f}"
+    if decimals is not None and math.isfinite(v) and round(v, decimals) == 0:
+        v = 0.0  # no "-0.000" or "+0.000"
+    text = _cell(v) if decimals is None or not math.isfinite(v) else f"{v:,.{decimals}f}"
     return "+" + text if signed and v > 0 else text
 
 
@@ -171,11 +181,14 @@ def display_table(frame: pd.DataFrame) -> tuple[list[str], list[list[str]], list
     pairs = {c[:-len("ci_low")]: (c, c[:-len("low")] + "high") for c in columns
              if str(c).endswith("ci_low") and str(c)[:-len("low")] + "high" in columns}
     interval_of = {}  # value column -> its interval's prefix
-    for prefix in pairs:
-        for column in (VALUE_COLUMNS + ("exact_low", "exact_high") if prefix == "" else (prefix.rstrip("_"),)):
+    for prefix in pairs:  # "win_ci_low" goes with "win" or "win_rate" (a ladder's columns)
+        candidates = VALUE_COLUMNS + ("exact_low", "exact_high") if prefix == "" else \
+            tuple(prefix + v for v in VALUE_COLUMNS) + (prefix.rstrip("_"),)
+        for column in candidates:
             if column in columns:
                 interval_of[column] = prefix
-    skip = {high for _, high in pairs.values()} | {"exact_high"}
+    exact = "exact_low" in columns and "exact_high" in columns
+    skip = {high for _, high in pairs.values()} | ({"exact_high"} if exact else set())
     header, kinds = [], []
     for c in columns:
         if c in skip:
@@ -183,7 +196,7 @@ def display_table(frame: pd.DataFrame) -> tuple[list[str], list[list[str]], list
         if str(c).endswith("ci_low") and c[:-len("ci_low")] in pairs:
             header.append(f"{c[:-len('ci_low')].replace('_', ' ')}95% CI")
             kinds.append(("ci", c[:-len("ci_low")]))
-        elif c == "exact_low" and "exact_high" in columns:
+        elif c == "exact_low" and exact:
             header.append("exact")
             kinds.append(("exact", None))
         else:
@@ -218,28 +231,19 @@ def display_table(frame: pd.DataFrame) -> tuple[list[str], list[list[str]], list
     return header, rows, right
 
 
-def _table_html(frame: pd.DataFrame, fmt: str, note: str = "") -> str:
+def _render_table(frame: pd.DataFrame, fmt: str, note: str = "") -> str:
     """A readable table (no optional dependency): HTML, or a Markdown pipe table, with
     ``note`` (what its columns mean) under it."""
-    header, rows, numeric = display_table(frame)
+    header, rows, right = display_table(frame)
     if fmt == "md":
         lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
         lines += ["| " + " | ".join(r) + " |" for r in rows]
         return "\n".join(lines) + (f"\n\n_{note}_" if note else "")
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td{' class=n' if numeric[i] else ''}>{html.escape(v)}</td>"
+    body = "".join("<tr>" + "".join(f"<td{' class=n' if right[i] else ''}>{html.escape(v)}</td>"
                                     for i, v in enumerate(r)) + "</tr>" for r in rows)
     table = f"<table class='t'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
     return table + (f"<p class='note'>{html.escape(note)}</p>" if note else "")
-
-
-def rule_text(value) -> str:
-    """A rule value as ``--set`` takes it: on/off, comma-separated lists."""
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if isinstance(value, (list, tuple)):
-        return ",".join(map(rule_text, value))
-    return str(value)
 
 
 def _rules_text(rules: dict, fmt: str) -> str:
@@ -252,8 +256,8 @@ def _rules_text(rules: dict, fmt: str) -> str:
 def _deal_section(dataset: Dataset, figures: _Figures, fmt: str) -> list[str]:
     rates = summary(dataset.path)
     shown = rates.assign(seat=[("any" if s < 0 else str(s)) for s in rates["seat"]])  # the table row: "any"
-    note = TABLE_NOTES["deal"] if "exact_low" in rates.columns else TABLE_NOTES["deal"].split("; exact:")[0] + "."
-    parts = [_table_html(shown, fmt, note)]
+    note = TABLE_NOTES["deal_exact" if "exact_low" in rates.columns else "deal"]
+    parts = [_render_table(shown, fmt, note)]
     events = list(pd.unique(rates["event"]))
     for start in range(0, len(events), 8):  # every event, 8 per figure: nothing dropped
         chunk = events[start:start + 8]
@@ -268,7 +272,7 @@ def _play_section(dataset: Dataset, figures: _Figures, fmt: str) -> list[str]:
     """Summary table, win rate by seat with intervals, and the game-length distribution."""
     plt = _plt()
     meta = dataset.meta
-    parts = [_table_html(summary(dataset.path), fmt, TABLE_NOTES["play"])]
+    parts = [_render_table(summary(dataset.path), fmt, TABLE_NOTES["play"])]
     table, metric_fn, _ = metric_spec(meta["game"], meta["task"])
     wins: dict[int, list[np.ndarray]] = {}
     lengths = []
@@ -312,16 +316,19 @@ def experiment_info(path: Path) -> dict:
 
 
 def _arms_table(info: dict) -> pd.DataFrame:
-    """Per arm, the rules and options it changes from the baseline arm (the first)."""
+    """Per arm, the rules and options it changes from the baseline arm (the first); with
+    ``policies`` (strengths) the seats' policies are the strength's, not the arms'."""
     arms = info.get("arms") or []
     if not arms:
         return pd.DataFrame()
     base_rules, base_options = arms[0].get("rules", {}), arms[0].get("options", {})
+    overridden = ("policy", "policies") if info.get("policies") else ()
     rows = []
     for k, arm in enumerate(arms):
         rules, options = arm.get("rules", {}), arm.get("options", {})
         changed = [f"{key} = {rule_text(v)}" for key, v in rules.items() if base_rules.get(key) != v]
-        changed += [f"{key} = {rule_text(v)}" for key, v in options.items() if base_options.get(key) != v]
+        changed += [f"{key} = {rule_text(v)}" for key, v in options.items()
+                    if base_options.get(key) != v and key not in overridden]
         rows.append({"arm": arm.get("name", str(k)),
                      "changes from the baseline": "(baseline)" if k == 0 else "; ".join(changed) or "(none)"})
     return pd.DataFrame(rows)
@@ -336,7 +343,7 @@ def _experiment_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
     info = experiment_info(path)
     parts = []
     if info:
-        baseline = info["arms"][0]["name"] if info.get("arms") else "baseline"
+        baseline = (info.get("arms") or [{}])[0].get("name", "baseline")
         description = (info.get("description") or "").strip().rstrip(".")
         line = (f"{description + '. ' if description else ''}{info.get('game')} {info.get('task')}; "
                 f"baseline arm {baseline!r}; n = {info.get('n', 0):,} per arm; seed {info.get('seed')}. "
@@ -344,19 +351,19 @@ def _experiment_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
         parts.append(line if fmt == "md" else f"<p>{html.escape(line)}</p>")
         arms = _arms_table(info)
         if len(arms):
-            parts.append(_table_html(arms, fmt))
+            parts.append(_render_table(arms, fmt))
     unit_of = _unit_lookup(info.get("game"), info.get("task", "play"))
     units = [unit_of(m) for m in table["metric"]]
     shown = table.copy()
     shown.insert(list(shown.columns).index("metric") + 1, "unit", units)
-    parts.append(_table_html(shown, fmt, TABLE_NOTES["experiment"]))
+    parts.append(_render_table(shown, fmt, TABLE_NOTES["experiment"]))
     for unit in dict.fromkeys(units):
         rows = table[[u == unit for u in units]]
         parts.append(_difference_figure(plt, figures, rows, f"differences ({unit})"))
     if "strength" in table:
         from cardsim.analysis.compare import robustness
 
-        parts.append(_table_html(robustness(table)[["metric", "arm", "verdict"]], fmt))
+        parts.append(_render_table(robustness(table)[["metric", "arm", "verdict"]], fmt))
     return parts
 
 
@@ -396,7 +403,7 @@ def _ladder_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
 
     plt = _plt()
     table = pd.read_parquet(path / "ratings.parquet")
-    parts = [_table_html(table, fmt)]
+    parts = [_render_table(table, fmt)]
     fig, ax = plt.subplots(figsize=(6, 3.4))
     search = table[[budget_of(p) is not None for p in table["policy"]]].copy()
     if len(search):
@@ -423,10 +430,8 @@ def _sweep_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
     sweep = pd.read_parquet(path / "sweep.parquet")
     switch = str(sweep["switch"].iloc[0]) if len(sweep) else "value"
     # the swept value under its switch's name ("players = 3"), not as a number to format
-    shown = sweep.drop(columns="switch").rename(columns={"value": switch})
-    shown[switch] = [rule_text(v) for v in sweep["value"]]
-    parts = [_table_html(shown, fmt, "estimate: the metric at each value of " + switch + " (a rate for 0/1 "
-                                     "metrics, else a mean per game); 95% CI: normal interval of the mean.")]
+    shown = sweep.drop(columns="switch").rename(columns={"value": switch})  # "players = 3", not a number
+    parts = [_render_table(shown, fmt, TABLE_NOTES["sweep"])]
     metrics = list(dict.fromkeys(sweep["metric"]))
     strengths = list(dict.fromkeys(sweep["strength"])) if "strength" in sweep else [None]
     cols = min(3, len(metrics))
@@ -462,14 +467,12 @@ def check_report_path(out: Path, overwrite: bool) -> str:
         raise ConfigError(f"report file must end in .html or .md, got {str(out)[:200]!r}")
     if out.exists() and not overwrite:
         raise ConfigError(f"{out} exists: use --overwrite to replace it")
-    if fmt == "md" and not overwrite and figure_files(out):  # the PNGs it would write beside itself
-        raise ConfigError(f"{figure_files(out)[0]} exists: use --overwrite to replace it")
+    existing = figure_files(out) if fmt == "md" and not overwrite else []  # the PNGs it writes beside itself
+    if existing:
+        raise ConfigError(f"{existing[0][1]} exists: use --overwrite to replace it")
     parent = out.absolute().parent
     if not parent.is_dir():
-        blocker = next((a for a in parent.parents if a.exists()), None) if not parent.exists() else parent
-        if blocker is not None and not blocker.is_dir():  # e.g. --out some-file/r.html
-            raise ConfigError(f"cannot write the report under {blocker}: it is a file, not a folder")
-        raise ConfigError(f"report directory does not exist: {parent}")
+        raise ConfigError(missing_parent_message(parent, "report directory"))
     if not os.access(parent, os.W_OK):
         raise ConfigError(f"cannot write the report into {parent}: permission denied")
     return fmt
@@ -519,14 +522,21 @@ def build_report(paths: list[str | os.PathLike], out: str | os.PathLike, overwri
         body = "".join(f"<h2>{html.escape(t)}</h2>" + "".join(f"<div>{b}</div>" for b in parts) for t, parts in sections)
         text = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>cardsim report</title>"
                 f"<style>{style}</style></head><body><h1>cardsim report</h1>{body}</body></html>\n")
-    tmp = out.with_name(f".{out.name}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(out)  # never a half-written report
-        for stale in figure_files(out) if fmt == "md" else ():  # an earlier, longer report's extra figures
-            if int(stale.stem.rsplit("-fig", 1)[1]) > figures.count:
-                stale.unlink(missing_ok=True)
+    written: list[Path] = []
+    try:  # each file whole (a temporary file renamed), the figures first, the report last
+        for path, data in [*figures.files, (out, text.encode("utf-8"))]:
+            tmp = path.with_name(f".{path.name}.tmp")
+            try:
+                tmp.write_bytes(data)
+                tmp.replace(path)
+            finally:
+                tmp.unlink(missing_ok=True)
+            written.append(path)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        for path in written:  # no figures without their report
+            path.unlink(missing_ok=True)
         raise ConfigError(f"cannot write the report {out}: {exc.strerror or exc}") from None
+    for number, stale in figure_files(out) if fmt == "md" else ():  # an earlier, longer report's extra figures
+        if number > figures.count:
+            stale.unlink(missing_ok=True)
     return out

@@ -229,6 +229,15 @@ class Rules:
         return rows
 
 
+def rule_text(value) -> str:
+    """A rule value written as ``--set NAME=VALUE`` takes it: on/off, comma-separated lists."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, (list, tuple)):
+        return ",".join(map(rule_text, value))
+    return str(value)
+
+
 def parse_set_options(pairs: list[str]) -> dict[str, str]:
     """Parse repeated ``--set key=value`` options into a dict (later ones win)."""
     settings: dict[str, str] = {}

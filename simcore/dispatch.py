@@ -39,9 +39,9 @@ stored values.
 cache, Numba refreshes its compiler's registries: it imports the implementations of every
 Python and NumPy feature it compiles (``numba.np.linalg``, ``numba.typed``, ...) and
 registers them, about 0.2 s of a warm command's 2 s, none of which a loaded kernel uses.
-A load now initialises only the runtime (NRT) whose symbols loaded code links to; a
-compile still refreshes the registries first, as Numba's compiler does on its own
-(``test_a_warm_load_skips_the_compiler_registries``). ``CARDSIM_FULL_CACHE_LOAD=1``
+A load of a cardsim kernel now initialises only the runtime (NRT) whose symbols loaded
+code links to; a compile still refreshes the registries first, as Numba's compiler does on
+its own (``test_a_warm_load_skips_the_compiler_registries``). ``CARDSIM_FULL_CACHE_LOAD=1``
 turns this patch off.
 """
 from __future__ import annotations
@@ -54,13 +54,22 @@ from numba.core import caching, dispatcher, sigutils, types
 from numba.core import event as ev
 from numba.core.compiler_lock import global_compiler_lock
 
-WRAPPERLESS = os.environ.get("CARDSIM_CALLEE_WRAPPERS", "0") in ("0", "", "off", "false", "no")
+
+
+def _switched_on(name: str) -> bool:
+    """Whether the environment switch ``name`` is set (``1``/``on``/``true``/``yes``, any case)."""
+    return os.environ.get(name, "0").strip().lower() not in ("0", "", "off", "false", "no")
+
+
+WRAPPERLESS = not _switched_on("CARDSIM_CALLEE_WRAPPERS")
 _WRAPPER_OPTIONS = ("no_cpython_wrapper", "no_cfunc_wrapper")
 _local = threading.local()  # the dispatcher a call from Python is compiling for
 
 
 def _is_cardsim(disp) -> bool:
-    return getattr(disp.py_func, "__module__", "").startswith("cardsim.")
+    """Whether a dispatcher (or a Numba cache, which keeps ``_py_func``) is a cardsim kernel's."""
+    func = getattr(disp, "py_func", None) or getattr(disp, "_py_func", None)
+    return getattr(func, "__module__", "").startswith("cardsim.")
 
 
 @contextmanager
@@ -214,20 +223,29 @@ def _fast_flags() -> None:
 
 
 def _load_overload(self, sig, target_context):
-    """Numba's ``Cache.load_overload`` without ``target_context.refresh()``: a loaded kernel
-    needs the runtime's symbols, not the compiler's registries."""
+    """Numba's ``Cache.load_overload`` without ``target_context.refresh()`` for cardsim's CPU
+    kernels: a loaded kernel needs the runtime's symbols, not the compiler's registries.
+    Other functions (a user's, a ufunc whose wrapper may be lowered after the load, another
+    target) load as Numba loads them."""
+    from numba.core.cpu import CPUContext
     from numba.core.runtime import rtsys
 
-    rtsys.initialize(target_context)  # idempotent; callers hold the compiler lock
+    if not (isinstance(target_context, CPUContext) and _is_cardsim(self)):
+        return _numba_load_overload(self, sig, target_context)
+    with global_compiler_lock:  # what Numba's refresh() holds while it initialises the runtime
+        rtsys.initialize(target_context)  # idempotent
     with self._guard_against_spurious_io_errors():
         return self._load_overload(sig, target_context)
     # None when the block swallowed an I/O error (as in Numba's version)
 
 
+_numba_load_overload = caching.Cache.load_overload
+
+
 def install() -> None:
     """Patch Numba's dispatcher, flag comparisons and cache loads (idempotent)."""
     _fast_flags()
-    if os.environ.get("CARDSIM_FULL_CACHE_LOAD", "0") in ("0", "", "off", "false", "no"):
+    if not _switched_on("CARDSIM_FULL_CACHE_LOAD"):
         caching.Cache.load_overload = _load_overload
     dispatcher.Dispatcher.add_overload = _add_overload
     dispatcher.Dispatcher.compile = _compile

@@ -119,13 +119,15 @@ def enclosing_dataset(path: Path) -> Path | None:
     return None
 
 
-def missing_parent_message(parent: Path) -> str:
-    """The error for an ``--out`` whose folder does not exist, with the command that makes
-    it (unless a file stands in the way)."""
+def missing_parent_message(parent: Path, what: str = "output directory's parent") -> str:
+    """The error for an output whose folder does not exist, with the command that makes it
+    (unless a file stands in the way)."""
+    import shlex
+
     blocker = next((a for a in (parent, *parent.parents) if a.exists()), None)
     if blocker is not None and not blocker.is_dir():
-        return f"output directory's parent does not exist: {parent} ({blocker} is a file)"
-    return f"output directory's parent does not exist: {parent} (create it first: mkdir -p {parent})"
+        return f"{what} does not exist: {parent} ({blocker} is a file, not a folder)"
+    return f"{what} does not exist: {parent} (create it first: mkdir -p {shlex.quote(str(parent))})"
 
 
 def check_output_path(out: str | os.PathLike, overwrite: bool) -> Path:

@@ -83,9 +83,9 @@ def test_report_refuses_paths_it_cannot_write(tmp_path, capsys):
     run(capsys, "deal", "tusac", "--deals", 500, "--seed", 1, "--out", tmp_path / "d", "--quiet")
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
-    for out, says in ((blocker / "r.html", "it is a file, not a folder"),
-                      (blocker / "sub" / "r.md", "it is a file, not a folder"),
-                      (tmp_path / "missing" / "r.html", "does not exist"),
+    for out, says in ((blocker / "r.html", "a-file is a file, not a folder"),
+                      (blocker / "sub" / "r.md", "a-file is a file, not a folder"),
+                      (tmp_path / "missing" / "r.html", "does not exist: "), (tmp_path / "m" / "r.html", "mkdir -p"),
                       (tmp_path / "d", "is a folder"), (tmp_path / "r.pdf", "must end in .html or .md")):
         code, _, err = run(capsys, "report", tmp_path / "d", "--out", out)
         assert code == 2 and says in err and len(err.strip().splitlines()) == 1, (out, err)

@@ -5,7 +5,8 @@ import sys
 
 import pytest
 
-from cardsim.analysis.report import _cell, _table_html, ci_decimals, display_table, rule_text
+from cardsim.analysis.report import _cell, _render_table, ci_decimals, display_table
+from cardsim.simcore.config import rule_text
 from cli_helpers import run
 
 
@@ -46,7 +47,7 @@ def test_tables_are_readable_without_optional_dependencies():
     import pandas as pd
 
     frame = pd.DataFrame({"event": ["a"], "count": [1234567], "rate": [0.000123456], "se_ratio": [0.5]})
-    md = _table_html(frame, "md")
+    md = _render_table(frame, "md")
     assert "1,234,567" in md and "0.000123" in md and "se_ratio" not in md
     assert _cell(12345.0) == "12,345" and _cell(0.25) == "0.25" and _cell(float("nan")) == ""
 
@@ -77,3 +78,17 @@ def test_values_print_to_the_precision_of_their_interval():
 def test_rules_print_as_set_takes_them():
     assert rule_text(True) == "on" and rule_text(False) == "off"
     assert rule_text(["0", "1"]) == "0,1" and rule_text(3) == "3"
+
+
+def test_every_interval_formats_its_own_value_and_edge_values_print():
+    import pandas as pd
+
+    ladder = pd.DataFrame({"policy": ["search:16"], "win_rate": [0.123456], "win_ci_low": [0.1001],
+                           "win_ci_high": [0.1502], "elo": [35.2], "elo_ci_low": [12.0], "elo_ci_high": [58.9]})
+    header, rows, _ = display_table(ladder)
+    assert header == ["policy", "win_rate", "win 95% CI", "elo", "elo 95% CI"]
+    assert rows[0] == ["search:16", "0.123", "[0.100, 0.150]", "35", "[12, 59]"]
+    tiny = pd.DataFrame({"difference": [-0.00004, float("inf")], "ci_low": [-0.002, 0.0], "ci_high": [0.002, 1.0]})
+    assert [r[0] for r in display_table(tiny)[1]] == ["0.0000", "+inf"]  # no "-0.0000", no crash
+    lone = pd.DataFrame({"exact_high": [0.5]})  # without exact_low: shown as it is, not dropped
+    assert display_table(lone)[0] == ["exact_high"]
