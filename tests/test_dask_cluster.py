@@ -148,7 +148,9 @@ def test_worker_killed_mid_run_with_a_relative_out(tmp_path, capsys, cluster):
                            "processes would inherit it and the group-wide Ctrl-C cannot be reproduced")
 def test_ctrl_c_with_a_local_cluster_is_one_line_and_keeps_parts(tmp_path, capsys):
     out = tmp_path / "run"
-    args = ["deal", "tienlen", "--deals", 16_000_000, "--chunk-size", 500_000, "--seed", 3, "--quiet"]
+    # 32 chunks of 2 M deals (a few tenths of a second each): Ctrl-C lands mid-run even when
+    # the test process, busy beside other test files, sees the first parts late
+    args = ["deal", "tienlen", "--deals", 64_000_000, "--chunk-size", 2_000_000, "--seed", 3, "--quiet"]
     # A session of its own: SIGINT goes to the whole group, as a Ctrl-C in a terminal does.
     proc = subprocess.Popen(_cli(*args, "--backend", "dask", "--workers", 2, "--out", out), cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
@@ -174,5 +176,5 @@ def test_ctrl_c_with_a_local_cluster_is_one_line_and_keeps_parts(tmp_path, capsy
     code, _, stderr = run(capsys, "resume", out, "--quiet")
     assert code == 0, stderr
     assert verify(out) == []
-    _straight(capsys, tmp_path / "straight", 16_000_000, 500_000, 3)
+    _straight(capsys, tmp_path / "straight", 64_000_000, 2_000_000, 3)
     assert analysis.summary(out).equals(analysis.summary(tmp_path / "straight"))
