@@ -40,7 +40,8 @@ TABLE_NOTES = {
                    "score interval; exact: the exact probability, or [low, high] bounds where only bounds are "
                    "known; z: standard errors between the simulated rate and the exact value (0 within the "
                    "bounds; beyond ±4 would point to a bug)."),
-    "play": "value: rate (0/1 metrics) or mean per game; 95% CI: normal interval of the mean over games.",
+    "play": ("value: a rate (Wilson score 95% interval) or a mean per game (normal 95% interval of the mean, "
+             "clipped at 0 for counts)."),
     "sweep": ("estimate: the metric at each value of the swept switch (a rate for 0/1 metrics, else a mean per "
               "game); 95% CI: normal interval of the mean."),
     "experiment": ("baseline, value: the metric in the baseline arm and in this arm (a rate for 0/1 metrics, "
