@@ -1,6 +1,6 @@
 """How Numba compiles a cardsim kernel that another kernel calls (patches, installed on import).
 
-Four patches of Numba, the first two for dispatchers of ``cardsim.*`` modules only; none
+Four patches of Numba, all but the third for kernels of ``cardsim.*`` modules only; none
 changes the machine code of a kernel body, so results are identical:
 
 *Callees are compiled without Python wrappers.* Numba compiles every function with a
@@ -53,7 +53,6 @@ from contextlib import contextmanager
 from numba.core import caching, dispatcher, sigutils, types
 from numba.core import event as ev
 from numba.core.compiler_lock import global_compiler_lock
-
 
 
 def _switched_on(name: str) -> bool:
