@@ -192,11 +192,12 @@ def display_table(frame: pd.DataFrame) -> tuple[list[str], list[list[str]], list
     skip = {high for _, high in pairs.values()} | ({"exact_high"} if exact else set())
     header, kinds = [], []
     for c in columns:
+        prefix = str(c)[:-len("ci_low")] if str(c).endswith("ci_low") else None
         if c in skip:
             continue
-        if str(c).endswith("ci_low") and c[:-len("ci_low")] in pairs:
-            header.append(f"{c[:-len('ci_low')].replace('_', ' ')}95% CI")
-            kinds.append(("ci", c[:-len("ci_low")]))
+        if prefix in pairs:
+            header.append(f"{prefix.replace('_', ' ')}95% CI")
+            kinds.append(("ci", prefix))
         elif c == "exact_low" and exact:
             header.append("exact")
             kinds.append(("exact", None))

@@ -25,11 +25,11 @@ class SummaryAccumulator:
     """Streaming sums per (metric, group)."""
 
     def __init__(self) -> None:
+        # (metric, group) -> [kind, n, sum, sum of squares, smallest value (means) or None]
         self.cells: "OrderedDict[tuple[str, str], list]" = OrderedDict()
-        self.lows: dict[tuple[str, str], float | None] = {}
 
     def _cell(self, metric: str, group: str, kind: str) -> list:
-        return self.cells.setdefault((metric, group), [kind, 0, 0.0, 0.0])
+        return self.cells.setdefault((metric, group), [kind, 0, 0.0, 0.0, None])
 
     def rate(self, metric: str, group: str, hits) -> None:
         hits = np.asarray(hits, bool)
@@ -45,11 +45,11 @@ class SummaryAccumulator:
         cell[1] += values.size
         cell[2] += float(values.sum())
         cell[3] += float(values @ values)
-        self.lows[(metric, group)] = low
+        cell[4] = low
 
     def table(self) -> pd.DataFrame:
         rows = []
-        for (metric, group), (kind, n, s, ss) in self.cells.items():
+        for (metric, group), (kind, n, s, ss, floor) in self.cells.items():
             if n == 0:
                 continue
             if kind == "rate":
@@ -59,7 +59,6 @@ class SummaryAccumulator:
                 mean = s / n
                 se = math.sqrt(max(ss - s * s / n, 0.0) / (n - 1) / n) if n > 1 else math.nan
                 low = mean - Z95 * se
-                floor = self.lows.get((metric, group))
                 if floor is not None and not math.isnan(low):
                     low = max(low, floor)
                 rows.append((metric, group, n, mean, low, mean + Z95 * se))
