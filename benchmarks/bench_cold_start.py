@@ -1,11 +1,16 @@
 """Cold start: every command's first run on a fresh install (empty Numba cache) and its
 second run (warm cache), wall-clock seconds, one process per run.
 
-    python benchmarks/bench_cold_start.py [--only play] [--games tienlen,tusac] [--after-compile | --in-order]
+    python benchmarks/bench_cold_start.py [--only play] [--games tienlen,tusac] [--no-source]
+                                          [--after-compile | --in-order]
 
-The first run compiles the kernels the command needs (Numba ``cache=True`` writes them to
-``NUMBA_CACHE_DIR``, here a fresh temporary folder per command so that every command is
-measured cold); the second run loads them. Also prints the CLI's own overhead
+The first run gets the kernels the command needs from the kernels shipped precompiled
+(:mod:`cardsim.simcore.kernel_store`: machine code generated for this CPU) and writes
+them to Numba's cache (``NUMBA_CACHE_DIR``, here a fresh temporary folder per command so
+that every command is measured cold); the second run loads them from there. The third
+column is the first run with the store switched off (``CARDSIM_KERNEL_STORE=0``): every
+kernel compiled from its source, as after editing a kernel or with another Numba version
+(``--no-source`` leaves it out). Also prints the CLI's own overhead
 (``cardsim --help`` and ``cardsim games``). ``--after-compile`` times instead, per game,
 ``cardsim compile GAME`` on an empty cache and then each command's first run after it.
 ``--in-order`` times, per game on one fresh cache, each command's first run in the order
@@ -39,10 +44,10 @@ def commands(games: list[str], work: Path) -> list[tuple[str, list[str]]]:
     return out
 
 
-def timed(args: list[str], cache: str, parallel: bool = True) -> float:
+def timed(args: list[str], cache: str, parallel: bool = True, store: bool = True) -> float:
     # both caches fresh per command: Numba's kernels and cardsim's exact-value cache
     env = dict(os.environ, NUMBA_CACHE_DIR=cache, CARDSIM_CACHE_DIR=cache + "-exact",
-               CARDSIM_PARALLEL_COMPILE="1" if parallel else "0")
+               CARDSIM_PARALLEL_COMPILE="1" if parallel else "0", CARDSIM_KERNEL_STORE="1" if store else "0")
     start = time.perf_counter()
     proc = subprocess.run(CARDSIM + args, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
@@ -72,6 +77,8 @@ def main() -> None:
     parser.add_argument("--games", default="tienlen,tusac,loba,continental")
     parser.add_argument("--only", default="", help="run only commands whose label contains this text")
     parser.add_argument("--serial", action="store_true", help="also time each first run compiled in one process")
+    parser.add_argument("--no-source", action="store_true",
+                        help="leave out the first runs that compile every kernel from source")
     parser.add_argument("--after-compile", action="store_true",
                         help="per game: `cardsim compile GAME` cold, then each command's first run")
     parser.add_argument("--in-order", action="store_true",
@@ -83,8 +90,12 @@ def main() -> None:
         work = Path(tmp)
         overhead = [timed(["--help"], str(work / "h")), timed(["games"], str(work / "h"))]
         print(f"CLI overhead: --help {overhead[0]:.2f} s, games {overhead[1]:.2f} s")
+        status = subprocess.run([sys.executable, "-m", "cardsim.simcore.kernel_store", "status"],
+                                capture_output=True, text=True).stdout.strip()
+        print(status)
         print(f"{'command':28s} {'first run (cold)':>17s} {'second run':>11s}"
-              + (f" {'cold, one process':>18s}" if args.serial else ""))
+              + ("" if args.no_source else f" {'cold, from source':>18s}")
+              + (f" {'source, one process':>20s}" if args.serial else ""))
         for label, cmd in commands(args.games.split(","), work):
             if args.only and args.only not in label:
                 continue
@@ -92,8 +103,10 @@ def main() -> None:
             cold = timed(cmd, cache)
             warm = timed(cmd, cache)
             line = f"{label:28s} {cold:15.1f} s {warm:9.1f} s"
+            if not args.no_source:
+                line += f" {timed(cmd, cache + '-source', store=False):16.1f} s"
             if args.serial:
-                line += f" {timed(cmd, cache + '-serial', parallel=False):16.1f} s"
+                line += f" {timed(cmd, cache + '-serial', parallel=False, store=False):18.1f} s"
             print(line, flush=True)
 
 

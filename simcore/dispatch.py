@@ -1,6 +1,6 @@
 """How Numba compiles a cardsim kernel that another kernel calls (patches, installed on import).
 
-Four patches of Numba, all but the third for kernels of ``cardsim.*`` modules only; none
+Five patches of Numba, all but the third for kernels of ``cardsim.*`` modules only; none
 changes the machine code of a kernel body, so results are identical:
 
 *Callees are compiled without Python wrappers.* Numba compiles every function with a
@@ -34,6 +34,9 @@ hashes flags option by option through properties: a tenth of a profiled rummy co
 (about 3 s for the comparisons of one ``play loba`` first run, 0.1 s patched:
 ``benchmarks/bench_dispatch_patches.py``). The same answers, computed directly from the
 stored values.
+
+*A kernel the cache misses is looked up among the kernels shipped precompiled*
+(:mod:`cardsim.simcore.kernel_store`) before Numba compiles it.
 
 *Loading a cached kernel does not load the compiler.* Before it loads a kernel from its
 cache, Numba refreshes its compiler's registries: it imports the implementations of every
@@ -121,6 +124,15 @@ def _compile_for_args(self, *args, **kws):
 
 
 def _compile(self, sig):
+    saved = getattr(_local, "compiling", None)
+    _local.compiling = self  # the dispatcher whose cache a load consults (kernel store: which version)
+    try:
+        return _compile_overload(self, sig)
+    finally:
+        _local.compiling = saved
+
+
+def _compile_overload(self, sig):
     if getattr(_local, "python_call", None) is not self:
         return _original_compile(self, sig)
     _local.python_call = None  # this dispatcher's own callees are not Python calls
@@ -241,11 +253,32 @@ def _load_overload(self, sig, target_context):
 _numba_load_overload = caching.Cache.load_overload
 
 
+def _with_store(load_overload):
+    """``load_overload`` then, for a cardsim CPU kernel it misses, the kernels shipped
+    precompiled (:mod:`cardsim.simcore.kernel_store`): the version without Python wrappers
+    when the dispatcher compiles for a call from another kernel."""
+    def load_or_rebuild(self, sig, target_context):
+        cres = load_overload(self, sig, target_context)
+        if cres is not None or not _is_cardsim(self):
+            return cres
+        from numba.core.cpu import CPUContext
+
+        if not isinstance(target_context, CPUContext):
+            return None
+        from cardsim.simcore import kernel_store
+
+        disp = getattr(_local, "compiling", None)
+        wrapperless = bool(disp is not None and disp._cache is self and disp.targetoptions.get("no_cpython_wrapper"))
+        return kernel_store.load(self, sig, target_context, wrapperless)
+
+    return load_or_rebuild
+
+
 def install() -> None:
     """Patch Numba's dispatcher, flag comparisons and cache loads (idempotent)."""
     _fast_flags()
-    if not _switched_on("CARDSIM_FULL_CACHE_LOAD"):
-        caching.Cache.load_overload = _load_overload
+    load = _numba_load_overload if _switched_on("CARDSIM_FULL_CACHE_LOAD") else _load_overload
+    caching.Cache.load_overload = _with_store(load)
     dispatcher.Dispatcher.add_overload = _add_overload
     dispatcher.Dispatcher.compile = _compile
     dispatcher.Dispatcher._compile_for_args = _compile_for_args

@@ -6,6 +6,9 @@ import pytest
 # The suite measures what each command does in this process: no helper processes compiling
 # kernels in the background (cardsim.simcore.compile_plan; tests/test_compile_plan.py covers it).
 os.environ["CARDSIM_PARALLEL_COMPILE"] = "0"
+# Every kernel is compiled from its source here (and in the subprocesses tests start), as
+# without the kernels shipped precompiled; tests/test_kernel_store.py checks those.
+os.environ["CARDSIM_KERNEL_STORE"] = "0"
 
 from cardsim.simcore import dispatch  # noqa: E402
 
