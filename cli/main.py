@@ -20,8 +20,8 @@ except ImportError:  # pragma: no cover
     from click.exceptions import ClickException
 
 from cardsim.cli.options import given_options, with_game_options
-from cardsim.cli.render import (_LazyProgress, _exact_text, first_run_spinner, print_comparison, print_ladder,
-                                print_plain_table, print_summary, print_sweep)
+from cardsim.cli.render import (_LazyProgress, _exact_text, first_run_label, first_run_spinner, print_comparison,
+                                print_ladder, print_plain_table, print_summary, print_sweep)
 from cardsim.cli.runs import (_CUSTOM_METRICS, _DRAWN_SEED, _YES, _required, check_backend, check_custom_metrics,
                               execute_precision_run, execute_run, finish_and_report, parse_count, parse_seed,
                               plan_key, prepare_first_run, resolve_rules, run_missing_chunks,
@@ -350,7 +350,7 @@ def replay_command(
     from cardsim.simcore import compile_plan
 
     with first_run_spinner(f"replaying {game} game {index}",
-                           compiling=f"compiling the {game} replay kernels (first run only)") as progress:
+                           compiling=first_run_label(f"{game} replay")) as progress:
         compile_plan.prepare(plan_key(game, "replay", options), progress=progress)
         lines = list(spec.replay(run_seed, index, rules, options))
     for line in lines:
@@ -678,10 +678,14 @@ def compile_command(
                               help="comma-separated, of: deal, play, search (play with a search seat), replay"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="print nothing"),
 ) -> None:
-    """Compile the kernels now, once, so that first runs start at once. Optional: without
-    it each command compiles what it needs on its first run. Under a minute per game on
-    two cores; what is already in the cache is skipped. Also builds the games' lookup
-    tables (Tứ Sắc's meld tables) into cardsim's cache folder."""
+    """Prepare every command's kernels now, once, so that first runs start at once.
+    Optional: without it each command prepares what it needs on its first run. The
+    kernels ship precompiled (LLVM bitcode for these sources, CPython, Numba and
+    llvmlite versions): this generates their machine code for this CPU, seconds per game;
+    where the shipped kernels do not fit (another version, an edited kernel) it compiles
+    them from source, under a minute per game on two cores. What is already in Numba's
+    cache is skipped. Also builds the games' lookup tables (Tứ Sắc's meld tables) into
+    cardsim's cache folder."""
     import time
 
     from cardsim.simcore import compile_plan
@@ -694,6 +698,10 @@ def compile_command(
         raise ConfigError(f"--tasks takes {', '.join(COMPILE_TASKS)} (comma-separated), got {tasks!r}")
     keys = [(name, task, f"{name}-{plan}") for name in names for task in chosen for plan in COMPILE_TASKS[task]]
     total = time.perf_counter()
+    from cardsim.simcore import kernel_store
+
+    if not quiet:
+        sys.stderr.write(kernel_store.status() + "\n")
     for done, (name, task, key) in enumerate(keys):
         task += " (a random seat)" if key.endswith("-random") else ""
         start = time.perf_counter()
@@ -703,7 +711,7 @@ def compile_command(
         took = time.perf_counter() - start
         if not quiet:
             what = ("no compile plan" if not kernels else
-                    f"compiled in {took:.1f} s ({kernels} kernels)" if cold else f"already compiled ({took:.1f} s)")
+                    f"ready in {took:.1f} s ({kernels} kernels)" if cold else f"already in the cache ({took:.1f} s)")
             sys.stderr.write(f"{name} {task}: {what}\n")
     from cardsim.simcore.spec import resolve_ref
 

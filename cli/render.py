@@ -27,8 +27,9 @@ def first_run_spinner(text: str, enabled: bool = True, compiling: str | None = N
 
     Yields ``update(done, total)``, the compile-progress callback of
     :func:`cardsim.simcore.compile_plan.prepare`: once called, the line reads
-    ``compiling`` (default: ``text``), then "done/total kernels" and the elapsed time, which
-    ticks on its own while a kernel compiles."""
+    ``compiling`` (default: ``text``; a callable is asked once, when the kernels turn out to be
+    cold), then "done/total kernels" and the elapsed time, which ticks on its own while a
+    kernel compiles."""
     if not enabled or not sys.stderr.isatty():
         yield lambda done, total: None
         return
@@ -38,11 +39,26 @@ def first_run_spinner(text: str, enabled: bool = True, compiling: str | None = N
                         TimeElapsedColumn(), console=stderr_console(), transient=True)
     with progress:
         task = progress.add_task(f"{text} …", total=None, count="")
+        label: list[str] = []
 
         def update(done: int, total: int) -> None:
-            progress.update(task, description=compiling or text, count=f"{done}/{total} kernels")
+            if not label:
+                label.append((compiling() if callable(compiling) else compiling) or text)
+            progress.update(task, description=label[0], count=f"{done}/{total} kernels")
 
         yield update
+
+
+def first_run_label(what: str):
+    """The first-run line for ``what``'s kernels (a callable for :func:`first_run_spinner`):
+    they load from the kernels shipped precompiled, or compile."""
+    def label() -> str:
+        from cardsim.simcore import kernel_store
+
+        verb = "loading the precompiled" if kernel_store.in_use() else "compiling the"
+        return f"{verb} {what} kernels (first run only)"
+
+    return label
 
 
 def json_records(table) -> str:

@@ -181,11 +181,11 @@ def _import_output_libraries() -> None:
 def prepare_first_run(game: str, task: str, options: dict[str, Any], quiet: bool) -> None:
     """On a cold Numba cache, compile the command's kernels in two processes at once; the
     command imports pandas and pyarrow while it waits for the helper's last kernels."""
-    from cardsim.cli.render import first_run_spinner
+    from cardsim.cli.render import first_run_label, first_run_spinner
     from cardsim.simcore import compile_plan
 
     with first_run_spinner(f"preparing the {game} {task} run", enabled=not quiet,
-                           compiling=f"compiling the {game} {task} kernels (first run only)") as progress:
+                           compiling=first_run_label(f"{game} {task}")) as progress:
         compile_plan.prepare(plan_key(game, task, options), idle=_import_output_libraries, progress=progress)
 
 

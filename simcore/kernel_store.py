@@ -283,6 +283,11 @@ def build(games: list[str] | None = None, jobs: int = 2) -> dict:
     return dict(meta, kernels=len(entries), bytes=STORE_FILE.stat().st_size)
 
 
+def in_use() -> bool:
+    """Whether this process rebuilds kernels its cache misses from the store."""
+    return _entries() is not None
+
+
 def status() -> str:
     """One line: whether this process can use the store, and why not."""
     entries = _entries()

@@ -232,11 +232,11 @@ def test_compile_command_fills_the_cache_once(tmp_path):
     cache, plans = str(tmp_path / "numba"), str(tmp_path)
     first = _cardsim(["compile", "tienlen", "--tasks", "deal"], cache, plans)
     assert first.returncode == 0, first.stderr
-    assert "tienlen deal: compiled in" in first.stderr and "(2 kernels)" in first.stderr
+    assert "tienlen deal: ready in" in first.stderr and "(2 kernels)" in first.stderr
     assert _run(SETUP + "plan = cp.load('tienlen-deal'); print(cp._is_cold(plan, 0), cp._is_cold(plan, 1))",
                 cache, plans) == "False False"
     second = _cardsim(["compile", "tienlen", "--tasks", "deal"], cache, plans)
-    assert second.returncode == 0 and "tienlen deal: already compiled" in second.stderr
+    assert second.returncode == 0 and "tienlen deal: already in the cache" in second.stderr
     # a task without a plan in this folder says so instead of failing
     assert "tienlen play: no compile plan" in _cardsim(["compile", "tienlen", "--tasks", "play"], cache, plans).stderr
 
