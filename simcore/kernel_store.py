@@ -2,8 +2,9 @@
 
 Numba compiles a kernel in two halves: its Python front end (bytecode to typed IR to LLVM
 IR, then LLVM's optimiser) and LLVM's code generator (optimised IR to machine code for this
-CPU). The first half is most of a first run's time (a Loba search: about 30 of 38 CPU
-seconds on two cores) and gives the same optimised IR on every x86-64 machine; only the
+CPU). The first half is most of a first run's time (a Loba search compiled in one
+process: all but 5.0 of 34.9 CPU s, ``benchmarks/compile_phases.py``) and gives the same
+optimised IR on every x86-64 machine; only the
 second half depends on the CPU. The package ships that IR, as LLVM bitcode, for the
 kernels its commands compile (``kernel_store/kernels.pkl``, built by
 ``python -m cardsim.simcore.kernel_store build``). When Numba's cache misses a cardsim

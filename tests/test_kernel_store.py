@@ -75,12 +75,13 @@ def test_the_store_was_built_from_these_sources():
         "a kernel source changed since the store was built: python -m cardsim.simcore.kernel_store build"
 
 
+# The slowest first run (a rummy search: by-symbol callees loaded before their callers) and
+# the cheapest. Continental and Tứ Sắc searches pass the same way; they are left out for the
+# suite's time: the comparison compiles the command from source in this process.
 @pytest.mark.parametrize("args", [
     ("play", "loba", "--games", "2", "--seed", "3", "--policy", "0=search:4", "--json"),
-    ("play", "continental", "--games", "2", "--seed", "3", "--policy", "1=search:4", "--json"),
-    ("play", "tusac", "--games", "100", "--seed", "5", "--policy", "2=search:8", "--json"),
     ("deal", "tienlen", "--deals", "3000", "--seed", "2", "--json"),
-], ids=["loba-search", "continental-search", "tusac-search", "tienlen-deal"])
+], ids=["loba-search", "tienlen-deal"])
 def test_a_first_run_loads_the_store_and_matches_compiled_kernels(tmp_path, capsys, usable_store, args):
     report, out = first_run(tmp_path, args)
     assert report["compiled"] == [], report  # every cardsim kernel came from the store
