@@ -40,9 +40,12 @@ app = typer.Typer(
         "whatever the threads or chunk size.\n\n"
         "Games: tienlen (Tiến Lên), tusac (four-colour cards / Tứ Sắc), loba, continental. "
         "Compare rule variants on the same deals with `cardsim experiment`.\n\n"
-        "The first run of a command compiles its kernels (seconds to a minute; later runs load "
-        "them from the cache) in two processes at once: CARDSIM_PARALLEL_COMPILE=0 keeps it to one. "
-        "`cardsim compile [GAME...]` compiles ahead of time, once, so that first runs start at once."
+        "The kernels ship precompiled (LLVM bitcode): the first run of a command turns the ones "
+        "it needs into machine code for this CPU (seconds; later runs load them from Numba's cache). "
+        "Where the shipped kernels do not fit (another Python, Numba or llvmlite, an edited kernel) "
+        "they compile from source (seconds to half a minute), in two processes at once; "
+        "CARDSIM_KERNEL_STORE=0 always compiles, CARDSIM_PARALLEL_COMPILE=0 keeps it to one process. "
+        "`cardsim compile [GAME...]` does the first runs' work ahead of time, once."
     ),
     add_completion=False,
     no_args_is_help=True,
