@@ -12,14 +12,19 @@ kernel, the kernel is rebuilt from its bitcode: machine code is generated for th
 machine's CPU, and the result goes into Numba's cache like a compiled kernel, so later
 runs load it from there.
 
-The bitcode holds no CPU name or feature (checked when it is built): LLVM turns it into
-code for whatever x86-64 CPU runs it. Optimised IR computes what the kernel's source says
+The bitcode names no CPU model or feature and calls no CPU-specific intrinsic but x86
+atomics, which every x86-64 has (checked when it is built): LLVM turns it into code for
+whatever x86-64 CPU runs it. Its optimiser ran on the build machine, so choices such as
+vector widths (256-bit) were made for that CPU: correct anywhere, and as fast as code
+compiled from source on a machine like it. Optimised IR computes what the kernel's source says
 (integer arithmetic, IEEE floating point without fast-math), so results are identical to a
 compiled kernel's; the test suite compares the two.
 
 The store is used only when it was built from these very sources (a digest of every
-``.py`` file of :mod:`cardsim.simcore` but this one), by the same CPython minor version, Numba and
-llvmlite, for the same LLVM target triple. Otherwise, and for any kernel it does not hold
+``.py`` file of :mod:`cardsim.simcore` but this one), by the same CPython minor version, Numba,
+llvmlite and NumPy (major.minor), for the same LLVM target triple, with the same Numba
+compile settings (``NUMBA_OPT``, ``NUMBA_BOUNDSCHECK``, debug info, CPU name and features,
+vectorisation). Otherwise, and for any kernel it does not hold
 (a user's own event, an argument type no recorded command uses), Numba compiles as
 usual. ``CARDSIM_KERNEL_STORE=0`` turns it off.
 """
@@ -28,8 +33,10 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import re
 import sys
 import tempfile
+import threading
 import zlib
 from pathlib import Path
 
@@ -37,6 +44,8 @@ ENV_SWITCH = "CARDSIM_KERNEL_STORE"
 STORE_FILE = Path(__file__).with_name("kernel_store") / "kernels.pkl"
 #: Another store file to read (tests).
 ENV_FILE = "CARDSIM_KERNEL_STORE_FILE"
+#: The package whose kernels the store holds (and whose sources its digest covers).
+KERNEL_PACKAGE = "cardsim.simcore."
 FORMAT = 1
 _SOURCES = Path(__file__).parent  # the cardsim.simcore package: every kernel's source
 
@@ -66,9 +75,16 @@ def environment() -> dict:
     import llvmlite
     import llvmlite.binding as ll
     import numba
+    import numpy
+    from numba.core import config
 
     return {"format": FORMAT, "python": f"{sys.version_info[0]}.{sys.version_info[1]}",
-            "numba": numba.__version__, "llvmlite": llvmlite.__version__, "triple": ll.get_process_triple()}
+            "numba": numba.__version__, "llvmlite": llvmlite.__version__,
+            "numpy": ".".join(numpy.__version__.split(".")[:2]), "triple": ll.get_process_triple(),
+            # Numba's settings that change what a kernel compiles to (NUMBA_OPT, NUMBA_BOUNDSCHECK, ...)
+            "compiler": f"opt={int(config.OPT)} boundscheck={config.BOUNDSCHECK} "
+                        f"debuginfo={config.DEBUGINFO_DEFAULT} cpu={config.CPU_NAME}/{config.CPU_FEATURES} "
+                        f"vectorize={config.LOOP_VECTORIZE}/{config.SLP_VECTORIZE}"}
 
 
 def entry_key(module: str, qualname: str, args, wrapperless: bool) -> str:
@@ -82,6 +98,7 @@ def entry_key(module: str, qualname: str, args, wrapperless: bool) -> str:
 
 _store: dict | None = None
 _checked = False
+_lock = threading.RLock()
 #: why the store is not used (None: it is), for ``python -m cardsim.simcore.kernel_store status``
 why_not: str | None = None
 #: kernels rebuilt from the store in this process
@@ -90,6 +107,11 @@ loaded = 0
 
 def _entries() -> dict | None:
     """The stored kernels, read once per process; None when the store cannot be used."""
+    with _lock:  # another thread asking meanwhile waits for the answer
+        return _check()
+
+
+def _check() -> dict | None:
     global _store, _checked, why_not
     if _checked:
         return _store
@@ -154,6 +176,8 @@ def load(cache, sig, target_context, wrapperless: bool):
     from numba.core import sigutils
 
     func = cache._py_func
+    if not func.__module__.startswith(KERNEL_PACKAGE):  # the digest covers this package only
+        return None
     args = sigutils.normalize_signature(sig)[0]
     blob = entries.get(entry_key(func.__module__, func.__qualname__, args, wrapperless))
     if blob is None:
@@ -167,7 +191,10 @@ def load(cache, sig, target_context, wrapperless: bool):
     except Exception as error:  # never worse than compiling: stop using the store
         _store, why_not = None, f"a stored kernel failed to load ({func.__qualname__}: {error})"
         return None
-    cache.save_overload(sig, cres)
+    try:
+        cache.save_overload(sig, cres)
+    except Exception:  # an unwritable or full cache: this run still has its kernel
+        pass
     loaded += 1
     return cres
 
@@ -179,16 +206,35 @@ def payload(cres) -> bytes:
     library = cres.library
     module = library._final_module
     text = str(module)
-    for marker in ('"target-cpu"', '"target-features"', "llvm.x86.avx", "llvm.x86.sse"):
-        # code for one CPU would not run on another
+    # code for one CPU model would not run on another; x86 atomics (LLVM's own lowering of
+    # an atomic decrement) run on every x86-64
+    for marker in ('"target-cpu"', '"target-features"'):
         if marker in text:
             raise ValueError(f"{cres.fndesc.qualname}: its IR names a CPU ({marker})")
+    for intrinsic in re.findall(r"@llvm\.x86\.[\w.]+", text):
+        if not intrinsic.startswith("@llvm.x86.atomic."):
+            raise ValueError(f"{cres.fndesc.qualname}: its IR calls {intrinsic}")
     fndesc = cres.fndesc
     fndesc.typemap = fndesc.calltypes = None  # as Numba's cache does: not needed, may not pickle
     data = ((library.name, "bitcode", module.as_bitcode()), fndesc, cres.environment, cres.signature,
             cres.objectmode, cres.lifted, str(cres.type_annotation), cres.reload_init,
             tuple(cres._find_referenced_environments()))
     return zlib.compress(pickle.dumps(data, protocol=4), 6)
+
+
+def storable(cres) -> bool:
+    """Whether a compile result can be stored as Numba's cache would store it: nopython
+    code compiled in this process (its IR at hand), no lifted loops, and no addresses of
+    this process baked in (Numba's "dynamic globals": large or non-contiguous constant
+    arrays)."""
+    library = cres.library
+    if cres.objectmode or cres.lifted or library.has_dynamic_globals:
+        return False
+    try:
+        func = library._final_module.get_function(cres.fndesc.llvm_func_name)
+    except NameError:  # a library loaded from a cache has no IR
+        return False
+    return not func.is_declaration
 
 
 def collect(entries: dict) -> int:
@@ -203,10 +249,12 @@ def collect(entries: dict) -> int:
 
     new = 0
     for disp in gc.get_objects():
-        if not (isinstance(disp, CPUDispatcher) and disp.py_func.__module__.startswith("cardsim.")
+        if not (isinstance(disp, CPUDispatcher) and disp.py_func.__module__.startswith(KERNEL_PACKAGE)
                 and isinstance(disp._cache, caching.Cache)):
             continue
         for args, cres in list(disp.overloads.items()):
+            if not storable(cres):
+                continue
             key = entry_key(disp.py_func.__module__, disp.py_func.__qualname__, args, not has_python_wrapper(cres))
             if key not in entries:
                 entries[key] = payload(cres)
@@ -249,6 +297,18 @@ def _dump(out: str, game: str) -> None:
         pickle.dump(entries, f, protocol=4)
 
 
+def _untracked_sources() -> list[str]:
+    """``.py`` files under the kernel package that git does not track (none outside a checkout)."""
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "ls-files", "--others", "--exclude-standard", "--", "*.py"], cwd=_SOURCES,
+                             capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return out.stdout.split() if out.returncode == 0 else []
+
+
 def build(games: list[str] | None = None, jobs: int = 2) -> dict:
     """Compile every game's store commands (one process per game, ``jobs`` at once) and write
     the store; returns its metadata."""
@@ -257,8 +317,13 @@ def build(games: list[str] | None = None, jobs: int = 2) -> dict:
     from cardsim.simcore.registry import game_names
 
     games = list(games or game_names())
+    untracked = _untracked_sources()
+    if untracked:  # a clone would not have them: its digest would differ
+        raise SystemExit(f"untracked sources under simcore/ ({', '.join(untracked)}): add or remove them first")
     tmp = Path(tempfile.mkdtemp(prefix="cardsim-store-"))
-    env = dict(os.environ, CARDSIM_PARALLEL_COMPILE="0", **{ENV_SWITCH: "0"})
+    # Numba's and cardsim's compile switches at their defaults: the store is what a plain run compiles
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "CARDSIM_"))}
+    env.update(CARDSIM_PARALLEL_COMPILE="0", **{ENV_SWITCH: "0"})
     running: list[tuple[str, subprocess.Popen]] = []
     pending = list(games)
     while pending or running:

@@ -159,3 +159,23 @@ def test_the_digest_covers_every_kernel_source(tmp_path):
     assert kernel_store.source_digest(tmp_path) == before  # the loader compiles nothing
     (tmp_path / "game" / "engine.py").write_text("X = 2\n")
     assert kernel_store.source_digest(tmp_path) != before
+
+
+def test_only_what_numbas_cache_would_keep_is_stored():
+    import numpy as np
+    from numba import njit
+
+    strided = np.arange(40)[::2]  # a non-contiguous global: Numba bakes in this process's address
+
+    @njit
+    def plain(a):
+        return a.sum()
+
+    @njit
+    def with_address(i):
+        return strided[i]
+
+    plain(np.arange(3))
+    with_address(1)
+    assert kernel_store.storable(plain.overloads[plain.signatures[0]])
+    assert not kernel_store.storable(with_address.overloads[with_address.signatures[0]])
