@@ -44,6 +44,10 @@ TABLE_NOTES = {
              "clipped at 0 for counts)."),
     "sweep": ("estimate: the metric at each value of the swept switch (a rate for 0/1 metrics, else a mean per "
               "game); 95% CI: normal interval of the mean."),
+    "ladder": ("games: games the candidate played (each deal once per seat); win_rate: share of those games "
+               "its seat won (Wilson 95% interval); points: its mean points per game (normal interval); score: "
+               "mean fraction of field seats it finished ahead of (ties count ½, the field scores 0.5); elo: "
+               "400·log10(score / (1 − score)), the field at 0, with the score's interval carried over."),
     "experiment": ("baseline, value: the metric in the baseline arm and in this arm (a rate for 0/1 metrics, "
                    "else a mean per game); difference: value − baseline; 95% CI: its paired interval (every "
                    "arm plays the same deals)."),
@@ -405,7 +409,7 @@ def _ladder_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
 
     plt = _plt()
     table = pd.read_parquet(path / "ratings.parquet")
-    parts = [_render_table(table, fmt)]
+    parts = [_render_table(table, fmt, TABLE_NOTES["ladder"])]
     fig, ax = plt.subplots(figsize=(6, 3.4))
     search = table[[budget_of(p) is not None for p in table["policy"]]].copy()
     if len(search):

@@ -216,3 +216,16 @@ def test_report_renders_for_every_game(tmp_path, capsys, game):
     assert parser.tables >= 2 and parser.images
     for src in parser.images:
         assert _valid_png(base64.b64decode(src.split(",", 1)[1]))
+
+
+def test_ladder_report_has_its_table_note_and_skill_trace(tmp_path, capsys):
+    assert run(capsys, "ladder", "tienlen", "--policies", "random", "--games", 5, "--seed", 3,
+               "--out", tmp_path / "ladder", "--quiet")[0] == 0
+    code, _, stderr = run(capsys, "report", tmp_path / "ladder", "--out", tmp_path / "r.html")
+    assert code == 0, stderr
+    parser = _Collector()
+    page = (tmp_path / "r.html").read_text()
+    parser.feed(page)
+    assert any(h.startswith("tienlen ladder") for h in parser.headings), parser.headings
+    assert parser.tables == 1 and len(parser.images) == 1  # the ratings, the skill trace
+    assert "score: mean fraction of field seats it finished ahead of" in page
