@@ -27,6 +27,10 @@ compile settings (``NUMBA_OPT``, ``NUMBA_BOUNDSCHECK``, debug info, CPU name and
 vectorisation). Otherwise, and for any kernel it does not hold
 (a user's own event, an argument type no recorded command uses), Numba compiles as
 usual. ``CARDSIM_KERNEL_STORE=0`` turns it off.
+
+``python -m cardsim.simcore.kernel_store build`` rebuilds the store, ``... status`` says
+whether this process would use it, ``... check CARDSIM-ARGS...`` runs one command on an
+empty cache and lists the cardsim kernels it compiled instead of loading.
 """
 from __future__ import annotations
 
@@ -362,8 +366,60 @@ def status() -> str:
     return f"kernel store in use: {len(entries)} kernels ({store_file()})"
 
 
+_CHECK = r"""
+import json, sys, time
+from numba.core import event
+from cardsim.cli.main import main
+from cardsim.simcore import kernel_store
+
+compiled = []
+
+
+class Compiles(event.Listener):
+    def on_start(self, ev):
+        func = ev.data["dispatcher"].py_func
+        if func.__module__.startswith("cardsim."):
+            compiled.append(func.__module__ + "." + func.__qualname__)
+
+    def on_end(self, ev):
+        pass
+
+
+event.register("numba:compile", Compiles())
+start = time.perf_counter()
+code = main(sys.argv[1:])
+print(json.dumps({"code": code, "seconds": time.perf_counter() - start, "compiled": compiled,
+                  "loaded": kernel_store.loaded, "status": kernel_store.status()}), file=sys.stderr)
+"""
+
+
+def check(argv: list[str], store: bool = True) -> dict:
+    """Run ``cardsim ARGV`` in a new process on an empty Numba cache (one process, no compile
+    helper; the store on unless ``store`` is False) and report what it compiled and what
+    it loaded from the store: ``{"code", "seconds", "compiled": [kernel, ...], "loaded",
+    "status"}``."""
+    import json
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, NUMBA_CACHE_DIR=tmp + "/numba", CARDSIM_CACHE_DIR=tmp + "/cardsim",
+                   CARDSIM_PARALLEL_COMPILE="0", **{ENV_SWITCH: "1" if store else "0"})
+        proc = subprocess.run([sys.executable, "-c", _CHECK, *argv], env=env, capture_output=True, text=True,
+                              cwd=tmp)
+    lines = proc.stderr.strip().splitlines()
+    try:
+        return json.loads(lines[-1])
+    except (IndexError, ValueError):
+        raise SystemExit(f"cardsim {' '.join(argv)} failed: {proc.stderr.strip()[-2000:]}") from None
+
+
 def _main(argv: list[str]) -> None:
-    if argv[:1] == ["build"]:
+    if argv[:1] == ["check"]:
+        report = check(argv[1:])
+        print(f"{report['status']}\nexit {report['code']} in {report['seconds']:.1f} s; "
+              f"{report['loaded']} kernels from the store, {len(report['compiled'])} compiled"
+              + "".join(f"\n  compiled {name}" for name in report["compiled"]))
+    elif argv[:1] == ["build"]:
         meta = build(argv[1:] or None)
         print(f"{STORE_FILE}: {meta['kernels']} kernels, {meta['bytes'] / 1e6:.1f} MB, "
               f"numba {meta['numba']}, python {meta['python']}")
@@ -372,7 +428,8 @@ def _main(argv: list[str]) -> None:
     elif argv[:1] == ["status"]:
         print(status())
     else:
-        raise SystemExit("usage: python -m cardsim.simcore.kernel_store build [GAME ...] | status")
+        raise SystemExit("usage: python -m cardsim.simcore.kernel_store build [GAME ...] | status"
+                         " | check CARDSIM-ARGS...")
 
 
 if __name__ == "__main__":

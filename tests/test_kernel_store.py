@@ -179,3 +179,9 @@ def test_only_what_numbas_cache_would_keep_is_stored():
     with_address(1)
     assert kernel_store.storable(plain.overloads[plain.signatures[0]])
     assert not kernel_store.storable(with_address.overloads[with_address.signatures[0]])
+
+
+def test_check_reports_what_a_command_compiled(usable_store):
+    report = kernel_store.check(["deal", "tienlen", "--deals", "500", "--seed", "4", "--quiet"])
+    assert report["code"] == 0 and report["compiled"] == [] and report["loaded"] > 0, report
+    assert kernel_store.check(["deal", "nosuchgame"])["code"] == 2
