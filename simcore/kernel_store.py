@@ -38,6 +38,7 @@ import hashlib
 import os
 import pickle
 import re
+import shutil
 import sys
 import tempfile
 import threading
@@ -112,10 +113,10 @@ loaded = 0
 def _entries() -> dict | None:
     """The stored kernels, read once per process; None when the store cannot be used."""
     with _lock:  # another thread asking meanwhile waits for the answer
-        return _check()
+        return _read_store()
 
 
-def _check() -> dict | None:
+def _read_store() -> dict | None:
     global _store, _checked, why_not
     if _checked:
         return _store
@@ -266,13 +267,12 @@ def collect(entries: dict) -> int:
     return new
 
 
-def store_commands(game: str) -> list[list[str]]:
+def store_commands(game: str, out: str) -> list[list[str]]:
     """The commands whose kernels a game's store entries cover: those of its compile plans,
-    and the same with a written output."""
+    and the same with a written output (into folder ``out``)."""
     from cardsim.simcore.compile_plan import recorded_commands
 
     commands = [argv for _, argv in recorded_commands(game)]
-    out = tempfile.mkdtemp(prefix="cardsim-store-")
     commands += [["deal", game, "--deals", "2000", "--seed", "1", "--quiet", "--threads", "1",
                   "--out", f"{out}/deal"],
                  ["play", game, "--games", "4", "--seed", "1", "--quiet", "--threads", "1", "--out", f"{out}/play"]]
@@ -290,13 +290,14 @@ def _dump(out: str, game: str) -> None:
     caching.Cache.load_overload = lambda self, sig, target_context: None
     caching.Cache.save_overload = lambda self, sig, data: None
     entries: dict = {}
-    for argv in store_commands(game):
-        try:
-            cardsim(argv)
-        except SystemExit as stop:
-            if stop.code not in (0, None):
-                raise
-        collect(entries)  # after each command: a later one may replace an overload (wrappers)
+    with tempfile.TemporaryDirectory(prefix="cardsim-store-") as runs:
+        for argv in store_commands(game, runs):
+            try:
+                cardsim(argv)
+            except SystemExit as stop:
+                if stop.code not in (0, None):
+                    raise
+            collect(entries)  # after each command: a later one may replace an overload (wrappers)
     with open(out, "wb") as f:
         pickle.dump(entries, f, protocol=4)
 
@@ -344,6 +345,7 @@ def build(games: list[str] | None = None, jobs: int = 2) -> dict:
         with open(tmp / f"{game}.pkl", "rb") as f:
             for key, blob in pickle.load(f).items():
                 entries.setdefault(key, blob)  # the same kernel from two games: either copy
+    shutil.rmtree(tmp, ignore_errors=True)
     meta = dict(environment(), sources=source_digest())
     STORE_FILE.parent.mkdir(exist_ok=True)
     part = STORE_FILE.with_suffix(".part")
@@ -393,22 +395,23 @@ print(json.dumps({"code": code, "seconds": time.perf_counter() - start, "compile
 """
 
 
-def check(argv: list[str], store: bool = True) -> dict:
-    """Run ``cardsim ARGV`` in a new process on an empty Numba cache (one process, no compile
-    helper; the store on unless ``store`` is False) and report what it compiled and what
-    it loaded from the store: ``{"code", "seconds", "compiled": [kernel, ...], "loaded",
-    "status"}``."""
+def check(argv: list[str], store: bool = True, cache: str | None = None, env: dict | None = None) -> dict:
+    """Run ``cardsim ARGV`` in a new process on Numba cache folder ``cache`` (default: a new,
+    empty one; one process, no compile helper; the store on unless ``store`` is False,
+    ``env``: more environment) and report what it compiled and what it loaded from the
+    store: ``{"code", "seconds", "compiled": [kernel, ...], "loaded", "status", "stdout"}``."""
     import json
     import subprocess
 
     with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, NUMBA_CACHE_DIR=tmp + "/numba", CARDSIM_CACHE_DIR=tmp + "/cardsim",
-                   CARDSIM_PARALLEL_COMPILE="0", **{ENV_SWITCH: "1" if store else "0"})
+        folder = cache or tmp + "/numba"
+        env = {**os.environ, "NUMBA_CACHE_DIR": folder, "CARDSIM_CACHE_DIR": folder + "-cardsim",
+               "CARDSIM_PARALLEL_COMPILE": "0", ENV_SWITCH: "1" if store else "0", **(env or {})}
         proc = subprocess.run([sys.executable, "-c", _CHECK, *argv], env=env, capture_output=True, text=True,
-                              cwd=tmp)
+                              cwd=tmp, timeout=600)
     lines = proc.stderr.strip().splitlines()
     try:
-        return json.loads(lines[-1])
+        return dict(json.loads(lines[-1]), stdout=proc.stdout)
     except (IndexError, ValueError):
         raise SystemExit(f"cardsim {' '.join(argv)} failed: {proc.stderr.strip()[-2000:]}") from None
 

@@ -8,9 +8,8 @@ import pytest
 os.environ["CARDSIM_PARALLEL_COMPILE"] = "0"
 # Every kernel is compiled from its source here (and in the subprocesses tests start), as
 # without the kernels shipped precompiled; tests/test_kernel_store.py checks those.
-# CARDSIM_KERNEL_STORE=1 runs the suite's in-process tests on the store instead (the golden
-# cases: every game's deal and play, bit for bit); the tests of the compile machinery
-# (test_dispatch, test_linking, test_compile_plan) expect it off.
+# CARDSIM_KERNEL_STORE=1 runs the in-process tests on the store instead (the golden cases:
+# every game's deal and play, bit for bit; README "Kernels shipped precompiled").
 os.environ.setdefault("CARDSIM_KERNEL_STORE", "0")
 
 from cardsim.simcore import dispatch  # noqa: E402

@@ -9,39 +9,12 @@ compiling.
 from __future__ import annotations
 
 import json
-import os
 import pickle
-import subprocess
-import sys
 
 import pytest
 
 from cli_helpers import run
 from cardsim.simcore import kernel_store
-
-FIRST_RUN = r"""
-import json, sys
-from numba.core import event
-from cardsim.cli.main import main
-from cardsim.simcore import kernel_store
-
-compiled = []
-
-class Compiles(event.Listener):
-    def on_start(self, ev):
-        func = ev.data["dispatcher"].py_func
-        if func.__module__.startswith("cardsim."):
-            compiled.append(func.__qualname__)
-
-    def on_end(self, ev):
-        pass
-
-event.register("numba:compile", Compiles())
-code = main(sys.argv[2:])
-with open(sys.argv[1], "w") as f:
-    json.dump({"code": code, "compiled": compiled, "loaded": kernel_store.loaded, "status": kernel_store.status()}, f)
-"""
-
 
 def _store_meta() -> dict:
     with open(kernel_store.STORE_FILE, "rb") as f:
@@ -57,17 +30,12 @@ def usable_store():
         pytest.skip(f"the store was built for another environment: {differ}")
 
 
-def first_run(tmp_path, args, cache="cache", **env) -> tuple[dict, str]:
-    """``cardsim ARGS`` in a new process on the Numba cache ``tmp_path/cache``, the store on:
-    (what it compiled and loaded, its stdout)."""
-    (tmp_path / "first_run.py").write_text(FIRST_RUN)
-    report = tmp_path / "report.json"
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / cache), CARDSIM_CACHE_DIR=str(tmp_path / "cardsim"),
-               CARDSIM_PARALLEL_COMPILE="0", **{kernel_store.ENV_SWITCH: "1"}, **env)
-    proc = subprocess.run([sys.executable, str(tmp_path / "first_run.py"), str(report), *args], env=env,
-                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(report.read_text()), proc.stdout
+def first_run(tmp_path, args, **env) -> tuple[dict, str]:
+    """``cardsim ARGS`` in a new process on the Numba cache ``tmp_path/cache``, the store on
+    (:func:`kernel_store.check`): (what it compiled and loaded, its stdout)."""
+    report = kernel_store.check([str(a) for a in args], cache=str(tmp_path / "cache"), env=env)
+    assert report["code"] == 0, report
+    return report, report["stdout"]
 
 
 def test_the_store_was_built_from_these_sources():
