@@ -42,7 +42,7 @@ app = typer.Typer(
         "Compare rule variants on the same deals with `cardsim experiment`.\n\n"
         "The kernels ship precompiled (LLVM bitcode): the first run of a command turns the ones "
         "it needs into machine code for this CPU (seconds; later runs load them from Numba's cache). "
-        "Where the shipped kernels do not fit (another Python, Numba or llvmlite, an edited kernel) "
+        "Where the shipped kernels do not fit (another Python, Numba, llvmlite or NumPy, an edited kernel) "
         "they compile from source (seconds to half a minute), in two processes at once; "
         "CARDSIM_KERNEL_STORE=0 always compiles, CARDSIM_PARALLEL_COMPILE=0 keeps it to one process. "
         "`cardsim compile [GAME...]` does the first runs' work ahead of time, once."
@@ -683,8 +683,8 @@ def compile_command(
 ) -> None:
     """Prepare every command's kernels now, once, so that first runs start at once.
     Optional: without it each command prepares what it needs on its first run. The
-    kernels ship precompiled (LLVM bitcode for these sources, CPython, Numba and
-    llvmlite versions): this generates their machine code for this CPU, seconds per game;
+    kernels ship precompiled (LLVM bitcode for these sources, CPython, Numba, llvmlite
+    and NumPy versions): this generates their machine code for this CPU, seconds per game;
     where the shipped kernels do not fit (another version, an edited kernel) it compiles
     them from source, under a minute per game on two cores. What is already in Numba's
     cache is skipped. Also builds the games' lookup tables (Tứ Sắc's meld tables) into
