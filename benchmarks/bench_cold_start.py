@@ -1,22 +1,17 @@
 """Cold start: every command's first run on a fresh install (empty Numba cache) and its
-second run (warm cache), wall-clock seconds, one process per run.
+second run (warm cache), wall-clock seconds, one process per run; then ``cardsim compile``
+of every game on an empty cache.
 
-    python benchmarks/bench_cold_start.py [--only play] [--games tienlen,tusac] [--no-source]
+    python benchmarks/bench_cold_start.py [--only play] [--games tienlen,tusac] [--no-compile]
                                           [--after-compile | --in-order]
 
-The first run gets the kernels the command needs from the kernels shipped precompiled
-(:mod:`cardsim.simcore.kernel_store`: machine code generated for this CPU) and writes
-them to Numba's cache (``NUMBA_CACHE_DIR``, here a fresh temporary folder per command so
-that every command is measured cold); the second run loads them from there. The third
-column is the first run with the store switched off (``CARDSIM_KERNEL_STORE=0``): every
-kernel compiled from its source, as after editing a kernel or with another Numba version
-(``--no-source`` leaves it out). Also prints the CLI's own overhead
-(``cardsim --help`` and ``cardsim games``). ``--after-compile`` times instead, per game,
-``cardsim compile GAME`` on an empty cache and then each command's first run after it.
-``--in-order`` times, per game on one fresh cache, each command's first run in the order
-above (deal, play, play with a search seat, replay), as a new user trying them one after
-the other meets them: a command reuses the kernels an earlier one compiled with the same
-signatures (a search run recompiles only the game loop and the search).
+Each command gets a fresh temporary ``NUMBA_CACHE_DIR`` (and cardsim cache folder), so every
+first run compiles every kernel it needs from source, as after installing or upgrading.
+Also prints the CLI's own overhead (``cardsim --help`` and ``cardsim games``).
+``--after-compile`` times instead, per game, ``cardsim compile GAME`` on an empty cache and
+then each command's first run after it. ``--in-order`` times, per game on one fresh cache,
+each command's first run in the order above (deal, play, play with a search seat, replay),
+as a new user trying them one after the other meets them.
 """
 from __future__ import annotations
 
@@ -44,10 +39,9 @@ def commands(games: list[str], work: Path) -> list[tuple[str, list[str]]]:
     return out
 
 
-def timed(args: list[str], cache: str, parallel: bool = True, store: bool = True) -> float:
+def timed(args: list[str], cache: str) -> float:
     # both caches fresh per command: Numba's kernels and cardsim's exact-value cache
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache, CARDSIM_CACHE_DIR=cache + "-exact",
-               CARDSIM_PARALLEL_COMPILE="1" if parallel else "0", CARDSIM_KERNEL_STORE="1" if store else "0")
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache, CARDSIM_CACHE_DIR=cache + "-exact")
     start = time.perf_counter()
     proc = subprocess.run(CARDSIM + args, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
@@ -76,9 +70,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default="tienlen,tusac,loba,continental")
     parser.add_argument("--only", default="", help="run only commands whose label contains this text")
-    parser.add_argument("--serial", action="store_true", help="also time each first run compiled in one process")
-    parser.add_argument("--no-source", action="store_true",
-                        help="leave out the first runs that compile every kernel from source")
+    parser.add_argument("--no-compile", action="store_true", help="leave out `cardsim compile` of all games")
     parser.add_argument("--after-compile", action="store_true",
                         help="per game: `cardsim compile GAME` cold, then each command's first run")
     parser.add_argument("--in-order", action="store_true",
@@ -90,24 +82,17 @@ def main() -> None:
         work = Path(tmp)
         overhead = [timed(["--help"], str(work / "h")), timed(["games"], str(work / "h"))]
         print(f"CLI overhead: --help {overhead[0]:.2f} s, games {overhead[1]:.2f} s")
-        status = subprocess.run([sys.executable, "-m", "cardsim.simcore.kernel_store", "status"],
-                                capture_output=True, text=True).stdout.strip()
-        print(status)
-        print(f"{'command':28s} {'first run (cold)':>17s} {'second run':>11s}"
-              + ("" if args.no_source else f" {'cold, from source':>18s}")
-              + (f" {'source, one process':>20s}" if args.serial else ""))
+        print(f"{'command':28s} {'first run (cold)':>17s} {'second run':>11s}")
         for label, cmd in commands(args.games.split(","), work):
             if args.only and args.only not in label:
                 continue
             cache = str(work / label.replace(" ", "_"))
             cold = timed(cmd, cache)
             warm = timed(cmd, cache)
-            line = f"{label:28s} {cold:15.1f} s {warm:9.1f} s"
-            if not args.no_source:
-                line += f" {timed(cmd, cache + '-source', store=False):16.1f} s"
-            if args.serial:
-                line += f" {timed(cmd, cache + '-serial', parallel=False, store=False):18.1f} s"
-            print(line, flush=True)
+            print(f"{label:28s} {cold:15.1f} s {warm:9.1f} s", flush=True)
+        if not args.no_compile and not args.only:
+            took = timed(["compile", *args.games.split(","), "--quiet"], str(work / "compile-all"))
+            print(f"{'compile ' + args.games:28s} {took:15.1f} s (empty cache, {os.cpu_count()} processes)")
 
 
 if __name__ == "__main__":

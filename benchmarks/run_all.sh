@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every figure of the README's performance table, in one run (about 15 minutes on 2 cores).
+# Every figure of the performance table (docs/performance.md), in one run (about 15 minutes on 2 cores).
 # Usage: benchmarks/run_all.sh > runs/benchmarks.txt
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -15,4 +15,3 @@ run $PY benchmarks/bench_search_tienlen.py
 run $PY benchmarks/bench_search_tusac.py --decisions 200 --games 300 --strength-games 0
 run $PY benchmarks/bench_search_rummy.py --games 12 --skip-strength
 run $PY benchmarks/bench_custom_event.py
-run $PY benchmarks/bench_dispatch_patches.py

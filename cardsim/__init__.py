@@ -1,21 +1,29 @@
 """cardsim: Monte Carlo statistics for traditional card games.
 
-One import namespace for the project's three parts, which keep their own top-level
-folders in the repository: :mod:`cardsim.simcore` (kernels, rules, runner),
-:mod:`cardsim.analysis` (pandas side) and :mod:`cardsim.cli` (the Typer app).
-An installed cardsim adds no other top-level module.
+The Python API (:mod:`cardsim.api`) runs what the command line runs::
+
+    import cardsim
+    r = cardsim.play("tienlen", games=1000, seed=1)
+    r.summary()            # pandas DataFrame: metric, group, n, value, ci_low, ci_high
+
+One import namespace for the project's parts, which keep their own top-level folders in
+the repository: :mod:`cardsim.simcore` (kernels, rules, runner), :mod:`cardsim.analysis`
+(pandas side) and :mod:`cardsim.cli` (the Typer app).
 """
 from __future__ import annotations
 
-import os as _os
+from cardsim.simcore import __version__
+from cardsim.simcore.config import CardsimError, ConfigError
 
-_here = _os.path.dirname(_os.path.abspath(__file__))
-_root = _os.path.dirname(_here)
-# In a checkout (or an editable install) the subpackages are folders beside this one;
-# an installed wheel has them inside it (setuptools' package-dir mapping).
-if not _os.path.isdir(_os.path.join(_here, "simcore")) and _os.path.isdir(_os.path.join(_root, "simcore")):
-    __path__.append(_root)  # type: ignore[name-defined]  # noqa: F821
+__all__ = ["__version__", "deal", "play", "experiment", "ladder", "load", "resume", "Result", "TableResult",
+           "ConfigError", "CardsimError"]
 
-from cardsim.simcore import __version__  # noqa: E402
 
-__all__ = ["__version__"]
+def __getattr__(name: str):
+    # the API module loads pandas-side helpers lazily; `import cardsim` itself stays light
+    if name in ("deal", "play", "experiment", "ladder", "load", "resume", "Result", "TableResult", "api"):
+        import importlib
+
+        api = importlib.import_module("cardsim.api")
+        return api if name == "api" else getattr(api, name)
+    raise AttributeError(f"module 'cardsim' has no attribute {name!r}")

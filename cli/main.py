@@ -20,15 +20,20 @@ except ImportError:  # pragma: no cover
     from click.exceptions import ClickException
 
 from cardsim.cli.options import given_options, with_game_options
-from cardsim.cli.render import (_LazyProgress, _exact_text, first_run_label, first_run_spinner, print_comparison,
+from cardsim.cli.render import (_exact_text, compiling_notice, print_comparison,
                                 print_ladder, print_plain_table, print_summary, print_sweep)
-from cardsim.cli.runs import (_CUSTOM_METRICS, _DRAWN_SEED, _YES, _required, check_backend, check_custom_metrics,
-                              execute_precision_run, execute_run, finish_and_report, parse_count, parse_seed,
-                              plan_key, prepare_first_run, resolve_rules, run_missing_chunks,
-                              say_drawn_seed, task_options)
+from cardsim.cli.runs import (_CUSTOM_METRICS, _DRAWN_SEED, _YES, _required, check_custom_metrics,
+                              execute_precision_run, execute_run, parse_count, parse_seed, report_result,
+                              resolve_rules, say_drawn_seed, task_options)
 from cardsim.simcore import registry
 from cardsim.simcore.config import CardsimError, ConfigError, Interrupted, RunFailed
 from cardsim.simcore.spec import option_flag
+
+def _games_line() -> str:
+    """The app help's game list, from each registered game's spec (its title up to the first comma)."""
+    return "Games: " + "; ".join(f"{name}: {registry.get_spec(name).title.split(',')[0]}"
+                                  for name in registry.game_names()) + ". "
+
 
 app = typer.Typer(
     name="cardsim",
@@ -38,14 +43,11 @@ app = typer.Typer(
         "datasets that pandas reads directly, and print rates with 95% intervals. "
         "Randomness depends only on (seed, game index): same seed, same results, "
         "whatever the threads or chunk size.\n\n"
-        "Games: tienlen (Tiến Lên), tusac (four-colour cards / Tứ Sắc), loba, continental. "
+        + _games_line() +
         "Compare rule variants on the same deals with `cardsim experiment`.\n\n"
-        "The kernels ship precompiled (LLVM bitcode): the first run of a command turns the ones "
-        "it needs into machine code for this CPU (seconds; later runs load them from Numba's cache). "
-        "Where the shipped kernels do not fit (another Python, Numba, llvmlite or NumPy, an edited kernel) "
-        "they compile from source (seconds to half a minute), in two processes at once; "
-        "CARDSIM_KERNEL_STORE=0 always compiles, CARDSIM_PARALLEL_COMPILE=0 keeps it to one process. "
-        "`cardsim compile [GAME...]` does the first runs' work ahead of time, once."
+        "The first run of a command compiles the Numba kernels it needs (seconds to about a minute and a "
+        "half, said on the terminal); later runs load them from Numba's cache. "
+        "`cardsim compile [GAME...]` fills the cache for every command ahead of time, in parallel."
     ),
     add_completion=False,
     no_args_is_help=True,
@@ -350,11 +352,7 @@ def replay_command(
         run_seed = parse_seed(seed)
     if not 0 <= index < 2**62:
         raise ConfigError(f"--index must be in 0..2**62-1, got {index}")
-    from cardsim.simcore import compile_plan
-
-    with first_run_spinner(f"replaying {game} game {index}",
-                           compiling=first_run_label(f"{game} replay")) as progress:
-        compile_plan.prepare(plan_key(game, "replay", options), progress=progress)
+    with compiling_notice(f"{game} replay"):
         lines = list(spec.replay(run_seed, index, rules, options))
     for line in lines:
         sys.stdout.write(line + "\n")
@@ -388,65 +386,20 @@ def ladder_command(
     Elo scale (field = 0) with 95% intervals. `cardsim report DIR` draws the skill trace
     (rating against search budget).
     """
-    import json as _json
-    import shutil
+    from cardsim import api
 
-    from cardsim.analysis.ladder import ratings
-    from cardsim.simcore.ladder import LadderConfig, play_ladder
-    from cardsim.simcore.output import check_output_path
-    from cardsim.simcore.registry import get_spec
-    from cardsim.simcore.runner import set_threads
-    from cardsim.simcore.tasks import canonical_policy
-
-    spec = get_spec(game)
-    rules = resolve_rules(game, rules_file, sets)
-    if policies is None:
-        names = [p for p in spec.policies if p != "search"]
-        names += ["search:16", "search:64"] if "search" in spec.policies else []
-    else:
-        names = [x.strip() for x in policies.split(",") if x.strip()]
-    names = list(dict.fromkeys(canonical_policy(x, spec.policies) for x in names))
-    field_name = canonical_policy(field, spec.policies)
-    config = LadderConfig(game=game, rules=rules, policies=tuple(names), field=field_name,
-                          n=parse_count(games, "--games"), seed=parse_seed(seed))
-    from cardsim.simcore.ladder import validate
-
-    validate(config)
-    from cardsim.simcore import lifecycle
-
-    if out is not None:
-        out = lifecycle.resolve_out(out)
-        check_output_path(out, overwrite)
-    set_threads(threads)
-    prepare_first_run(game, "play", {"policies": list(names) + [field_name]}, quiet)
-    progress = _LazyProgress(not quiet, f"ladder {game}", len(names) * rules.players)
-    try:
-        frame = play_ladder(config, on_step=progress.update)
-    except KeyboardInterrupt:
-        raise Interrupted("interrupted; nothing was written") from None
-    finally:
-        progress.close()
-    table = ratings(frame)
-    if out is not None:  # written beside, then renamed into place under the output lock
-        from cardsim.simcore.output import replace_directory
-
-        with lifecycle.OutputLock(out):
-            lifecycle.clean_debris(out)
-            tmp = out.parent / f".{out.name}.partial.ladder"
-            shutil.rmtree(tmp, ignore_errors=True)
-            tmp.mkdir(parents=True)
-            (tmp / "ladder.json").write_text(_json.dumps(config.manifest(), ensure_ascii=False, indent=2) + "\n")
-            table.to_parquet(tmp / "ratings.parquet", index=False)
-            frame.to_parquet(tmp / "games.parquet", index=False)
-            replace_directory(tmp, out, overwrite)
+    result = api.ladder(game, policies=policies, field=field, games=parse_count(games, "--games"),
+                        seed=parse_seed(seed), rules=None, out=out, overwrite=overwrite, threads=threads,
+                        progress=not quiet, sets=sets, rules_file=rules_file)
+    table, config = result.summary(), result.meta
     print_ladder(table, as_json)
     if as_json or quiet:
         say_drawn_seed()
     sys.stdout.flush()
     if not as_json and not quiet:
         where = f", written to {out}" if out is not None else ""
-        sys.stderr.write(f"{game} ladder: field {field_name}, {config.n:,} deals x {rules.players} seats per policy, "
-                         f"seed={config.seed}{where}\n")
+        sys.stderr.write(f"{game} ladder: field {config['field']}, {config['n']:,} deals x "
+                         f"{config['players']} seats per policy, seed={config['seed']}{where}\n")
 
 
 @app.command("exact")
@@ -511,105 +464,18 @@ def experiment_command(
     (common random numbers); differences get a paired 95% interval, much tighter than
     two independent runs (whose interval is printed too, for reference).
     """
-    import shutil
-    import tempfile
-    import uuid
+    from cardsim import api
 
-    from cardsim.analysis.compare import compare
-    from cardsim.simcore.experiment import read_experiment, write_experiment_json
-    from cardsim.simcore.output import PartialRun, check_output_path
-    from cardsim.simcore.runner import set_threads
-
-    from cardsim.simcore import lifecycle
-    from cardsim.simcore.output import replace_directory
-
-    lifecycle.check_input_file(spec_file, "experiment spec")
-    experiment = read_experiment(spec_file, parse_count(n, "--n") if n is not None else None,
-                                 parse_seed(seed) if seed is not None else None)
-    set_threads(threads)
-    from cardsim.simcore.experiment import check_metric_names
-
-    check_metric_names(experiment, str(spec_file))  # a typo costs seconds, not the whole run
-    if out is not None:
-        out = lifecycle.resolve_out(out)
-        lock = lifecycle.OutputLock(out).acquire()  # one writer per output; released in the finally below
-        try:
-            lifecycle.clean_debris(out)
-            out = check_output_path(out, overwrite)
-            work = out.parent / f".{out.name}.experiment-{uuid.uuid4().hex[:8]}"
-            work.mkdir()
-        except BaseException:
-            lock.release()
-            raise
-    else:
-        lifecycle.clean_stale_temp_dirs()
-        work = Path(tempfile.mkdtemp(prefix="cardsim-experiment-"))
-        lock = lifecycle.OutputLock(work / "run", work / ".run.lock").acquire()
-    try:
-        import pandas as pd
-
-        from cardsim.simcore.experiment import strength_label, strength_runs
-
-        names = [arm.name for arm in experiment.arms]
-        tables = []
-        sweeps = []
-        sweep = None
-        for strength, configs in strength_runs(experiment):
-            paths = {}
-            folder = work / strength_label(strength) if strength else work
-            folder.mkdir(exist_ok=True)
-            for arm, config in zip(experiment.arms, configs):
-                prepare_first_run(config.game, config.task, dict(config.options), quiet)
-                run = PartialRun.create(folder / arm.name, config.manifest())
-                run_missing_chunks(run, "local", None, None, quiet)
-                paths[arm.name] = run.commit()
-            part = compare(paths[names[0]], {name: paths[name] for name in names[1:]},
-                           custom_metrics=list(experiment.custom_metrics),
-                           custom_events=list(experiment.custom_events))
-            if strength:
-                part.insert(2, "strength", strength)
-            tables.append(part)
-            if experiment.sweep_switch:
-                from cardsim.analysis.compare import sweep_table
-
-                tidy = sweep_table(experiment.sweep_switch,
-                                   {v: paths[name] for v, name in zip(experiment.sweep_values, names)},
-                                   custom_metrics=list(experiment.custom_metrics),
-                                   custom_events=list(experiment.custom_events))
-                if strength:
-                    tidy.insert(0, "strength", strength)
-                sweeps.append(tidy)
-        table = pd.concat(tables, ignore_index=True)
-        if sweeps:
-            sweep = pd.concat(sweeps, ignore_index=True)
-            if experiment.metrics:
-                sweep = sweep[sweep["metric"].isin(experiment.metrics)].reset_index(drop=True)
-            sweep.to_parquet(work / "sweep.parquet", index=False)
-            sweep.to_csv(work / "sweep.csv", index=False)
-        if experiment.metrics:
-            unknown = sorted(set(experiment.metrics) - set(table["metric"]))
-            if unknown:
-                raise ConfigError(f"{spec_file}: unknown metric(s) {', '.join(unknown)} "
-                                  f"(available: {', '.join(dict.fromkeys(table['metric']))})")
-            table = table[table["metric"].isin(experiment.metrics)].reset_index(drop=True)
-        table.to_parquet(work / "comparison.parquet", index=False)
-        table.to_csv(work / "comparison.csv", index=False)
-        write_experiment_json(work, experiment)
-        if out is not None:
-            replace_directory(work, out, overwrite=True)  # checked above: --overwrite or nothing there
-    except KeyboardInterrupt:
-        raise Interrupted("interrupted; experiments restart from scratch") from None
-    finally:
-        if out is None or work.exists():
-            shutil.rmtree(work, ignore_errors=True)
-        lock.release()
-    if sweep is not None and not as_json:
-        print_sweep(sweep)
-    print_comparison(table, as_json)
+    result = api.experiment(spec_file, n=n, seed=seed, out=out, overwrite=overwrite, threads=threads,
+                            progress=not quiet)
+    if "sweep" in result.tables and not as_json:
+        print_sweep(result.tables["sweep"])
+    print_comparison(result.tables["comparison"], as_json)
     if not as_json and not quiet:
-        where = f", written to {out}" if out is not None else ""
-        sys.stderr.write(f"{experiment.name}: {experiment.game} {experiment.task}, n={experiment.n:,} per arm, "
-                         f"seed={experiment.seed}{where}\n")
+        meta = result.meta
+        where = f", written to {result.path}" if result.path is not None else ""
+        sys.stderr.write(f"{meta['name']}: {meta['game']} {meta['task']}, n={meta['n']:,} per arm, "
+                         f"seed={meta['seed']}{where}\n")
 
 
 @app.command("report")
@@ -638,21 +504,10 @@ def resume_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Finish an interrupted run: run only its missing chunks (same result as an uninterrupted run)."""
-    from cardsim.simcore import lifecycle
-    from cardsim.simcore.runner import set_threads
+    from cardsim import api
 
-    check_backend(backend, scheduler, workers)
-    set_threads(threads)
-    out = lifecycle.resolve_out(path)  # absolute: remote workers run in other folders
-    with lifecycle.OutputLock(out):
-        lifecycle.clean_debris(out)
-        run = lifecycle.reopen_run(out)  # damaged parts (power loss, a killed writer) are deleted and redone
-        try:
-            run_missing_chunks(run, backend, scheduler, workers, quiet)
-        except KeyboardInterrupt:
-            raise Interrupted(f"interrupted; {lifecycle.saved_chunks(run)} of {run.manifest['n_chunks']} chunks "
-                              f"are saved: resume again with 'cardsim resume {path}'") from None
-        finish_and_report(run, False, False, as_json, quiet)
+    report_result(api.resume(path, threads=threads, progress=not quiet, backend=backend, scheduler=scheduler,
+                             workers=workers), as_json, quiet, temporary=False)
 
 
 @app.command("verify")
@@ -671,59 +526,36 @@ def verify_command(path: Path = typer.Argument(..., help="dataset directory")) -
                      f"{len(meta['parts'])} parts, {rows:,} rows, checksums match\n")
 
 
-COMPILE_TASKS = {"deal": ("deal",), "play": ("play", "play-random"), "search": ("play-search",), "replay": ("replay",)}
+COMPILE_TASKS = ("deal", "play", "search", "replay")
 
 
 @app.command("compile")
 def compile_command(
     games: Optional[List[str]] = typer.Argument(None, help="games to compile (default: all)"),
-    tasks: str = typer.Option("deal,play,search,replay", "--tasks",
+    tasks: str = typer.Option(",".join(COMPILE_TASKS), "--tasks",
                               help="comma-separated, of: deal, play, search (play with a search seat), replay"),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="processes at once (default: all cores)"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="print nothing"),
 ) -> None:
-    """Prepare every command's kernels now, once, so that first runs start at once.
-    Optional: without it each command prepares what it needs on its first run. The
-    kernels ship precompiled (LLVM bitcode for these sources, CPython, Numba, llvmlite
-    and NumPy versions): this generates their machine code for this CPU, seconds per game;
-    where the shipped kernels do not fit (another version, an edited kernel) it compiles
-    them from source, under a minute per game on two cores. What is already in Numba's
-    cache is skipped. Also builds the games' lookup tables (Tứ Sắc's meld tables) into
-    cardsim's cache folder."""
-    import time
-
-    from cardsim.simcore import compile_plan
+    """Fill Numba's cache with every command's kernels now, in parallel processes.
+    Optional: without it each command compiles what it needs on its first run (seconds
+    to half a minute) and later runs load it from the cache. Use it once after installing
+    or upgrading cardsim, Numba or NumPy, or after editing a kernel, before timing runs or
+    starting batch jobs. Each (game, task) is one small run in its own process; what is
+    already in the cache loads instead of compiling. Also builds the games' lookup tables
+    (Tứ Sắc's meld tables) into cardsim's cache folder."""
+    from cardsim.cli.warm import warm_commands
 
     names = list(games or registry.game_names())
-    specs = [registry.get_spec(name) for name in names]  # an unknown game: exit 2 before compiling anything
+    for name in names:  # an unknown game: exit 2 before compiling anything
+        registry.get_spec(name)
     chosen = [t.strip() for t in tasks.split(",") if t.strip()]
     unknown = [t for t in chosen if t not in COMPILE_TASKS]
     if unknown or not chosen:
         raise ConfigError(f"--tasks takes {', '.join(COMPILE_TASKS)} (comma-separated), got {tasks!r}")
-    keys = [(name, task, f"{name}-{plan}") for name in names for task in chosen for plan in COMPILE_TASKS[task]]
-    total = time.perf_counter()
-    from cardsim.simcore import kernel_store
-
-    if not quiet:
-        sys.stderr.write(kernel_store.status() + "\n")
-    for done, (name, task, key) in enumerate(keys):
-        task += " (a random seat)" if key.endswith("-random") else ""
-        start = time.perf_counter()
-        label = f"compiling {name} {task} ({done + 1}/{len(keys)})"
-        with first_run_spinner(label, enabled=not quiet) as progress:
-            cold, kernels = compile_plan.compile_ahead(key, progress=progress)
-        took = time.perf_counter() - start
-        if not quiet:
-            what = ("no compile plan" if not kernels else
-                    f"ready in {took:.1f} s ({kernels} kernels)" if cold else f"already in the cache ({took:.1f} s)")
-            sys.stderr.write(f"{name} {task}: {what}\n")
-    from cardsim.simcore.spec import resolve_ref
-
-    for spec in specs:  # the lookup tables a game builds in plain Python, into cardsim's cache folder
-        if spec.tables:
-            resolve_ref(spec.tables)(spec.rules_cls())
-    if not quiet:
-        sys.stderr.write(f"done in {time.perf_counter() - total:.1f} s; first runs now load the kernels "
-                         f"from the cache\n")
+    if jobs is not None and jobs < 1:
+        raise ConfigError(f"--jobs must be at least 1, got {jobs}")
+    warm_commands(names, chosen, jobs or os.cpu_count() or 1, quiet)
 
 
 _METAVARS = {"int": "N", "float": "X", "path": "PATH", "bool": ""}

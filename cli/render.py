@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
 from contextlib import contextmanager
 from functools import lru_cache
@@ -20,45 +21,37 @@ def stderr_console():
 
 
 @contextmanager
-def first_run_spinner(text: str, enabled: bool = True, compiling: str | None = None):
-    """A transient spinner with ``text`` on a terminal's stderr while a command works
-    (a first run spends its time compiling the kernels); nothing when ``enabled`` is
-    False or stderr is not a terminal.
-
-    Yields ``update(done, total)``, the compile-progress callback of
-    :func:`cardsim.simcore.compile_plan.prepare`: once called, the line reads
-    ``compiling`` (default: ``text``; a callable is asked once, when the kernels turn out to be
-    cold), then "done/total kernels" and the elapsed time, which ticks on its own while a
-    kernel compiles."""
+def compiling_notice(what: str, enabled: bool = True):
+    """Say on a terminal's stderr when the block compiles kernels (a first run): a
+    transient spinner "compiling the ``what`` kernels (first run only)" with the count so
+    far and the elapsed time, then one line with how many compiled in how long. A warm
+    run (kernels loaded from Numba's cache) shows nothing; nothing either with
+    ``enabled`` False or when stderr is not a terminal."""
     if not enabled or not sys.stderr.isatty():
-        yield lambda done, total: None
+        yield
         return
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TextColumn("{task.fields[count]}"),
-                        TimeElapsedColumn(), console=stderr_console(), transient=True)
-    with progress:
-        task = progress.add_task(f"{text} …", total=None, count="")
-        label: list[str] = []
+    progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                        console=stderr_console(), transient=True)
+    task = []
 
-        def update(done: int, total: int) -> None:
-            if not label:
-                label.append((compiling() if callable(compiling) else compiling) or text)
-            progress.update(task, description=label[0], count=f"{done}/{total} kernels")
+    def on_compile(count: int) -> None:
+        label = f"compiling the {what} kernels (first run only): {count}"
+        if not task:
+            progress.start()
+            task.append(progress.add_task(label, total=None))
+        progress.update(task[0], description=label)
 
-        yield update
-
-
-def first_run_label(what: str):
-    """The first-run line for ``what``'s kernels (a callable for :func:`first_run_spinner`):
-    they load from the kernels shipped precompiled, or compile."""
-    def label() -> str:
-        from cardsim.simcore import kernel_store
-
-        verb = "loading the precompiled" if kernel_store.in_use() else "compiling the"
-        return f"{verb} {what} kernels (first run only)"
-
-    return label
+    counter = _CompileCounter(on_compile)
+    try:
+        yield
+    finally:
+        line = counter.close()
+        if task:
+            progress.stop()
+        if line:
+            sys.stderr.write(line + "\n")
 
 
 def json_records(table) -> str:
@@ -136,32 +129,71 @@ def print_plain_table(header, rows, right=()) -> None:
         sys.stdout.write("  ".join(cells).rstrip() + "\n")
 
 
+class _CompileCounter:
+    """Counts the kernels Numba compiles while registered (Numba's public event API:
+    ``numba:compile`` fires only on a compile, never when a kernel loads from the cache)."""
+
+    def __init__(self, on_compile) -> None:
+        from numba.core import event
+
+        class _Listener(event.Listener):
+            def on_start(inner, ev) -> None:
+                self.count += 1
+                if self.started is None:
+                    self.started = time.perf_counter()
+                on_compile(self.count)
+
+            def on_end(inner, ev) -> None:
+                pass
+
+        self.count, self.started = 0, None
+        self._event = event
+        self._listener = _Listener()
+        event.register("numba:compile", self._listener)
+
+    def close(self) -> str:
+        """Unregister; the closing line to print ('' when nothing compiled)."""
+        self._event.unregister("numba:compile", self._listener)
+        if not self.count:
+            return ""
+        return (f"compiled {self.count} kernels in {time.perf_counter() - self.started:.1f} s "
+                f"(first run only: later runs load them from Numba's cache)")
+
+
 class _LazyProgress:
-    """A rich progress bar on stderr, shown from the start of a run on a terminal
-    (spinner, chunks done, elapsed time, ETA); silent with --quiet or when stderr is not
-    a terminal. Until the first chunk is done its label says so (on a first run the
-    "preparing" line before it has said that the kernels compile)."""
+    """A rich progress bar on stderr, shown from the start of a run on a terminal or in
+    a notebook (spinner, chunks done, elapsed time, ETA); silent with --quiet or when
+    stderr is neither. Until the first chunk is done its label says so; while the run
+    compiles kernels (a first run) it says that, with the count of kernels compiled, and
+    at the end one line says how many compiled in how long."""
 
     def __init__(self, enabled: bool, description: str, total: int):
         from cardsim.simcore.runner import Stopwatch
 
-        self.enabled = enabled and stderr_console().is_terminal
+        console = stderr_console()
+        self.enabled = enabled and (console.is_terminal or console.is_jupyter)
         self.description = description
         self.total = total
         self.clock = Stopwatch()
         self.progress = None
         self.task_id = None
+        self.compiles = None
         if self.enabled:
             from rich.progress import (BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn,
                                        TimeRemainingColumn)
 
             self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                                      TextColumn("{task.completed:,}/{task.total:,}"),
-                                     TimeElapsedColumn(), TimeRemainingColumn(), console=stderr_console(),
+                                     TimeElapsedColumn(), TimeRemainingColumn(), console=console,
                                      transient=True)
             self.progress.start()
             self.task_id = self.progress.add_task(
                 f"{description} (first chunk)", total=total)  # short: 80 columns keep the times
+            self.compiles = _CompileCounter(self._compiling)
+
+    def _compiling(self, count: int) -> None:
+        self.progress.update(self.task_id, description=f"compiling the {self.description} kernels "
+                                                       f"(first run only): {count}")
 
     def update(self, done: int, total: int) -> None:
         if self.progress is None:
@@ -171,6 +203,10 @@ class _LazyProgress:
     def close(self) -> None:
         if self.progress is not None:
             self.progress.stop()
+            line = self.compiles.close()
+            if line:
+                sys.stderr.write(line + "\n")
+            self.progress = None
 
 
 def print_ladder(table, as_json: bool) -> None:

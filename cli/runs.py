@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any, List, Optional
 
-from cardsim.cli.render import _LazyProgress, print_summary
+from cardsim.cli.render import print_summary
 from cardsim.simcore import registry
-from cardsim.simcore.config import ConfigError, Interrupted, RunFailed, load_rules_file, parse_set_options
+from cardsim.simcore.config import ConfigError, Interrupted
 
 
 _COUNT_RE = re.compile(r"^\s*(\d[\d_]*(?:\.\d+)?(?:[eE]\+?\d+)?)\s*([kKmMgG]?)\s*$")
@@ -65,15 +65,9 @@ def parse_seed(text: Optional[str]) -> int:
 
 def resolve_rules(game: str, rules_file: Optional[Path], sets: List[str]):
     """Rules from defaults, then ``--rules FILE.toml``, then ``--set key=value``."""
-    cls = registry.rules_class(game)
-    settings: dict[str, Any] = {}
-    if rules_file is not None:
-        from cardsim.simcore import lifecycle
+    from cardsim.api import resolve_rules as resolve
 
-        lifecycle.check_input_file(rules_file, "rules file")  # capped: --rules /dev/zero
-        settings.update(load_rules_file(rules_file, game))
-    settings.update(parse_set_options(sets))
-    return cls.from_settings(settings)
+    return resolve(game, None, rules_file, sets)
 
 
 BACKENDS = ("local", "dask")
@@ -84,17 +78,6 @@ def task_options(spec, rules, options: dict[str, Any]) -> dict[str, Any]:
     options = spec.parse_options(rules, options)
     spec.check_options(rules, options)
     return options
-
-
-def run_missing_chunks(run, backend: str, scheduler: Optional[str], workers: Optional[int], quiet: bool) -> None:
-    """Execute the chunks of ``run`` that have no parts yet, on the chosen backend."""
-    from cardsim.simcore import lifecycle
-
-    progress = _LazyProgress(not quiet, f"{run.manifest['task']} {run.manifest['game']}", len(run.missing_chunks()))
-    try:
-        lifecycle.execute(run, backend, scheduler, workers, on_chunk=progress.update)
-    finally:
-        progress.close()
 
 
 def check_backend(backend: str, scheduler: Optional[str], workers: Optional[int]) -> None:
@@ -124,18 +107,14 @@ def check_custom_metrics(refs: List[str]) -> list[str]:
     return list(refs)
 
 
-def finish_and_report(run, out_is_temporary: bool, overwrite: bool, as_json: bool, quiet: bool) -> None:
-    """Commit the finished run and print its summary."""
-    from cardsim import analysis
-    from cardsim.simcore import lifecycle
-
-    path = lifecycle.commit(run, overwrite=overwrite)
-    print_summary(analysis.summary(path, metrics=_CUSTOM_METRICS), as_json)
+def report_result(result, as_json: bool, quiet: bool, temporary: bool) -> None:
+    """Print a finished run's summary (and the closing line unless ``quiet``/``as_json``)."""
+    print_summary(result.summary(), as_json)
     if as_json or quiet:
         say_drawn_seed()
     if not as_json and not quiet:
-        meta = run.manifest
-        where = "" if out_is_temporary else f", written to {path}"
+        meta = result.meta
+        where = "" if temporary else f", written to {result.path}"
         sys.stderr.write(f"{meta['game']} {meta['task']}: n={meta['n']:,} seed={meta['seed']}{where}\n")
 
 
@@ -158,82 +137,19 @@ def _validated_setup(game: str, task: str, n: int, sets: List[str], rules_file: 
     return spec, rules, options, chunk_size
 
 
-def plan_key(game: str, task: str, options: dict[str, Any]) -> str:
-    """The compile plan of a command (:mod:`cardsim.simcore.compile_plan`): game, task,
-    whether a seat searches (the search kernels are compiled only then), and whether a seat
-    plays at random where a plan for that is recorded (the rummy kernels compile the random
-    policy only then)."""
-    from cardsim.simcore.compile_plan import plan_path
-
-    policies = [str(p) for p in options.get("policies", ())]
-    key = f"{game}-{task}" + ("-search" if any(p.startswith("search") for p in policies) else "")
-    if "random" in policies and plan_path(key + "-random").exists():
-        key += "-random"
-    return key
-
-
-def _import_output_libraries() -> None:
-    """What a run imports after its kernels compile (writing and summarising its tables)."""
-    import pandas  # noqa: F401
-    import pyarrow.parquet  # noqa: F401
-
-
-def prepare_first_run(game: str, task: str, options: dict[str, Any], quiet: bool) -> None:
-    """On a cold Numba cache, compile the command's kernels in two processes at once; the
-    command imports pandas and pyarrow while it waits for the helper's last kernels."""
-    from cardsim.cli.render import first_run_label, first_run_spinner
-    from cardsim.simcore import compile_plan
-
-    with first_run_spinner(f"preparing the {game} {task} run", enabled=not quiet,
-                           compiling=first_run_label(f"{game} {task}")) as progress:
-        compile_plan.prepare(plan_key(game, task, options), idle=_import_output_libraries, progress=progress)
-
-
 def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Optional[int],
                 sets: List[str], rules_file: Optional[Path], out: Optional[Path], overwrite: bool,
                 chunk_size: Optional[int], quiet: bool, as_json: bool, options: dict[str, Any],
                 backend: str = "local", scheduler: Optional[str] = None, workers: Optional[int] = None,
                 resume: bool = False) -> None:
     """Validate everything, run all chunks, write the dataset atomically, print the summary."""
-    from cardsim.simcore import lifecycle
-    from cardsim.simcore.runner import RunConfig, set_threads
+    from cardsim.api import run_task
 
-    spec, rules, options, chunk_size = _validated_setup(game, task, n, sets, rules_file, options, chunk_size)
-    check_backend(backend, scheduler, workers)
-    from cardsim.simcore.estimate import check_feasible
-
-    check_feasible(game, task, n, chunk_size, options, set_threads(threads), out, _YES[0])
-    config = RunConfig(game=game, task=task, rules=rules, n=n, seed=parse_seed(seed), chunk_size=chunk_size,
-                       options=options)
-    set_threads(threads)
-    manifest = config.manifest()
-    if resume and out is None:
-        raise ConfigError("--resume needs --out PATH")
-    if backend == "local":
-        prepare_first_run(game, task, options, quiet)
-
-    if out is None:  # still stream through a dataset: memory stays bounded
-        with lifecycle.temporary_folder() as folder:
-            run = lifecycle.start_run(folder / "run", manifest, overwrite=False, resume=False)
-            try:
-                run_missing_chunks(run, backend, scheduler, workers, quiet)
-                finish_and_report(run, True, False, as_json, quiet)
-            except KeyboardInterrupt:
-                raise Interrupted("interrupted") from None
-            except RunFailed as exc:  # nothing to resume: the temporary folder goes
-                raise RunFailed(str(exc).split(" (")[0]) from None
-        return
-    out = lifecycle.resolve_out(out)  # expanded once; absolute for remote workers
-    with lifecycle.OutputLock(out):
-        lifecycle.clean_debris(out)
-        run = lifecycle.start_run(out, manifest, overwrite, resume)
-        try:
-            run_missing_chunks(run, backend, scheduler, workers, quiet)
-        except KeyboardInterrupt:
-            saved = lifecycle.saved_chunks(run)
-            raise Interrupted(f"interrupted; {saved} of {manifest['n_chunks']} chunks are saved: "
-                              f"finish with 'cardsim resume {out}'") from None
-        finish_and_report(run, False, overwrite, as_json, quiet)
+    rules = resolve_rules(game, rules_file, sets)
+    result = run_task(game, task, n, parse_seed(seed), rules, options, out=out, overwrite=overwrite,
+                      threads=threads, chunk_size=chunk_size, progress=not quiet, metrics=_CUSTOM_METRICS,
+                      backend=backend, scheduler=scheduler, workers=workers, resume=resume, yes=_YES[0])
+    report_result(result, as_json, quiet, temporary=out is None)
 
 
 def _required(value: Optional[str], flag: str) -> str:
@@ -249,6 +165,7 @@ def execute_precision_run(game: str, task: str, given_n: Optional[str], max_text
                           backend: str, resume: bool) -> None:
     """``--precision``: run chunks in index order until the targets are precise enough,
     then write exactly those chunks as the dataset (see :mod:`cardsim.simcore.precision`)."""
+    from cardsim.api import _finished
     from cardsim.simcore import lifecycle
     from cardsim.simcore.precision import DEAL_CHUNK, describe, final_config, run_to_precision
     from cardsim.simcore.runner import RunConfig, set_threads
@@ -292,14 +209,15 @@ def execute_precision_run(game: str, task: str, given_n: Optional[str], max_text
         with lifecycle.temporary_folder() as folder:
             run = lifecycle.start_run(folder / "run", manifest, overwrite=False, resume=False)
             write_all(run)
-            finish_and_report(run, True, False, as_json, quiet)
+            report_result(_finished(lifecycle.commit(run), None, _CUSTOM_METRICS), as_json, quiet, True)
     else:
         out = lifecycle.resolve_out(out)
         with lifecycle.OutputLock(out):
             lifecycle.clean_debris(out)
             run = lifecycle.start_run(out, manifest, overwrite, False)
             write_all(run)
-            finish_and_report(run, False, overwrite, as_json, quiet)
+            path = lifecycle.commit(run, overwrite=overwrite)
+            report_result(_finished(path, path, _CUSTOM_METRICS), as_json, quiet, False)
     sys.stderr.write(describe(report) + "\n")
 
 

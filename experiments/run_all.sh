@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run the ready experiment specs and print their tables (the README's answers).
+# Run the ready experiment specs and print their tables (the answers in docs/results.md).
 # Usage: experiments/run_all.sh [PATTERN] [-- options for `cardsim experiment`]
 #   PATTERN: a glob of spec names (default: every spec except the strength_* ones,
 #   which run search players and take longer: experiments/run_all.sh 'strength_*').

@@ -1,4 +1,4 @@
-"""Print the README's strength tables from finished strength experiments.
+"""Print the strength tables of docs/results.md from finished strength experiments.
 
     python experiments/strength_tables.py runs/experiments/strength_tusac_steals [METRIC ...]
 

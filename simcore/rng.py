@@ -18,10 +18,6 @@ through explicitly::
 import numpy as np
 from numba import njit
 
-# every game's kernels import this module: Numba is patched (simcore.dispatch: callees,
-# flags, cached loads) before any of them is compiled or loaded, whichever command runs
-from cardsim.simcore import dispatch  # noqa: F401,E402
-
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)

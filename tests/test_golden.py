@@ -14,7 +14,7 @@ from cases import CASES, REPLAYS  # noqa: E402
 from runner import load_case, replay_case  # noqa: E402
 
 # as a cardsim command compiles (tests/conftest.py keeps callee wrappers elsewhere)
-pytestmark = pytest.mark.usefixtures("callees_without_wrappers")
+
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

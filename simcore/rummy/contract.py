@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.bits import lowest_bit, popcount
 from cardsim.simcore.rummy.cards import RANK_POINTS
@@ -152,7 +151,7 @@ def trios_feasible(a1, a2, jokers, k, max_jokers, min_naturals):
     return need == 0 and spent <= jokers
 
 
-@njit(cache=True, _nrt=True)
+@njit(cache=True)
 def trios_missing(a1, a2, jokers, k, max_jokers, min_naturals):
     """Fewest cards missing (bought naturals) to make ``k`` tríos of 3 with the hand."""
     if k <= 0:
@@ -253,7 +252,6 @@ def _trios_within(a1, a2, jokers, budget, k, max_jokers, min_naturals):
     return trios_missing(a1, a2, jokers, k, max_jokers, min_naturals) <= budget
 
 
-@by_symbol
 @njit(cache=True)
 def _search(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circular, no_adjacent):
     """Is there a lay-down of ``m <= 3`` escaleras + ``k`` tríos with <= ``budget`` missing cards?
@@ -320,7 +318,6 @@ def contract_distance(a1, a2, jokers, k, m, mp, cap):
 
 
 # --------------------------------------------------------------------------- faster search (game kernel)
-@by_symbol
 @njit(cache=True, forceinline=False)
 def _search_sorted(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circular, no_adjacent):
     """Same answer as :func:`_search`, for the game kernel's distance checks.

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.rummy.cards import RANK_POINTS
 # contract search pieces used here, and names re-exported for callers of this module
@@ -27,7 +26,7 @@ from cardsim.simcore.rummy.contract import (CONTINENTAL_MP, INF, LAY_HIGH, LAY_L
 
 
 # --------------------------------------------------------------------------- best lay-down
-@njit(cache=True, _nrt=True)
+@njit(cache=True)
 def _trio_best(a1, a2, jokers, k, max_jokers, min_naturals, absorb, tr_t, tr_j):
     """Best ``k`` tríos from the hand: returns points melded (-1 if impossible).
 
@@ -162,7 +161,6 @@ def _extend_runs(a1, a2, jokers, runs, n_runs, circular, no_adjacent, use_jokers
     return a1, a2, jokers, pts
 
 
-@by_symbol
 @njit(cache=True)
 def _leaf_eval(a1, a2, jokers, k, runs, n_runs, mp, extend, order, tr_t, tr_j, tr_n, work):
     """Points melded after the escaleras ``runs``: tríos, then (``extend``) lay-offs.
@@ -240,8 +238,7 @@ def _keep(v, pts, order, depth, runs, best, best_runs):
                 best_runs[i, c] = runs[i, c]
 
 
-@by_symbol
-@njit(cache=True, _nrt=True)
+@njit(cache=True)
 def _best_search(a1, a2, jokers, k, m, mp, extend, best_runs, best, tr_t, tr_j, tr_n):
     """Best points melded over all escalera choices into ``best = [points, order]`` (-1: none)."""
     runs = np.zeros((3, 6), np.int64)
@@ -294,8 +291,7 @@ def _best_search(a1, a2, jokers, k, m, mp, extend, best_runs, best, tr_t, tr_j, 
         p0 += 1
 
 
-@by_symbol
-@njit(cache=True, _nrt=True)
+@njit(cache=True)
 def best_laydown(a1, a2, jokers, k, m, mp, extend):
     """The lay-down of ``k`` tríos + ``m`` escaleras leaving the fewest points in hand.
 
@@ -362,7 +358,7 @@ def best_laydown(a1, a2, jokers, k, m, mp, extend):
 
 
 # --------------------------------------------------------------------------- lay-off, discard
-@njit(cache=True, _nrt=False, forceinline=False)
+@njit(cache=True, forceinline=False)
 def lay_off(meld, code, mp, joker_swap):
     """Where card ``code`` can go on the table meld row ``meld``.
 
@@ -404,7 +400,6 @@ def lay_off(meld, code, mp, joker_swap):
     return LAY_NO
 
 
-@by_symbol
 @njit(cache=True)
 def best_discard(a1, a2, jokers, k, m, mp, cap):
     """The discard that leaves the hand closest to its contract.

@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.blocks import run_blocks
 from cardsim.simcore.rng import game_key, search_key, shuffle_plan_host, shuffle_prefix_planned
@@ -74,8 +73,7 @@ from cardsim.simcore.tasks import policy_codes as _policy_codes
 
 
 # ----------------------------------------------------------------------------- kernels
-@by_symbol
-@njit(cache=True, _nrt=False)
+@njit(cache=True)
 def play_round(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, reach, seatout, info, log, nl,
                log_on):
     """Play one round from the shuffled pack in ``st``'s ``deck``: the seats' policies decide
@@ -110,7 +108,6 @@ def _shuffle(seed, index, r, R, deck, deck_base, sizes, products):
     return shuffle_prefix_planned(state, deck, sizes, products)
 
 
-@by_symbol
 @njit(cache=True)
 def _play_game(seed, index, prm, mp, rk, rm, rh, pol, bud, cseat, reach, deck_base, sizes, products,
                info, seatout, row0, log, nl, log_on):

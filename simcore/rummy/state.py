@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.config import Rules, param_layout
 
@@ -52,7 +51,7 @@ def kernel_params(rules, max_turns: int = DEFAULT_MAX_TURNS) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- state
-@njit(cache=True, _nrt=True)
+@njit(cache=True)
 def new_state(P, D):
     """An empty round state for ``P`` seats and a pack of ``D`` cards (see the module docstring)."""
     return (np.zeros(P, np.uint64), np.zeros(P, np.uint64), np.zeros(P, np.int64), np.zeros((N_SEATF, P), np.int64),
@@ -61,8 +60,7 @@ def new_state(P, D):
             np.zeros(N_SV, np.int64))
 
 
-@by_symbol
-@njit(cache=True, _nrt=False)
+@njit(cache=True)
 def copy_state(dst, src):
     """Copy state ``src`` into ``dst`` (same shapes; element loops: an array-to-array slice
     assignment needs numba's reference counting, which these kernels leave out)."""

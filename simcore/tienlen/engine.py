@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.bits import highest_bit, lowest_bit, popcount
 from cardsim.simcore.config import param_layout
@@ -103,7 +102,6 @@ _U48 = np.uint64(48)
 _LADDERS = np.array([[3, 2, 1, 0], [4, 3, 2, 1]], np.int64)
 
 
-@by_symbol
 @njit(cache=True)
 def start_game(hands, first, prev_winner, prm, st, flags, meta, seat, log, log_on):
     """Set up ``st`` for the dealt ``hands``: statistics, leader, instant win.
@@ -304,8 +302,7 @@ def decide_and_apply(st, hands, P, seat, policy, move, mcls, is_passed, log, nl,
     return nl
 
 
-@by_symbol
-@njit(cache=True, _nrt=False)
+@njit(cache=True)
 def run_turns(st, hands, prm, pol, rng, seat, log, nl, log_on, acls, amin, counts, cand, ccls, stop_seat):
     """Play turns until the game ends (``RUN_DONE``), ``stop_seat`` (>= 0) has a place
     (``RUN_STOPPED``) or a ``search`` seat must decide (``RUN_SEARCH``, nothing applied).
@@ -349,7 +346,6 @@ def seat_points(st, hands, prm, s):
     return total
 
 
-@by_symbol
 @njit(cache=True)
 def finish_game(st, hands, prm, meta, seat):
     """Places, points, cards left and the game's length into ``meta`` and ``seat``."""

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.blocks import run_blocks
 from cardsim.simcore.movelog import LOG_WIDTH
@@ -53,7 +52,6 @@ from cardsim.simcore.tienlen.search import search_decision
 CAND_CAP = 512
 
 
-@by_symbol
 @njit(cache=True)
 def play_dealt(hands, rng, srng, first, prev_winner, prm, pol, budgets, st, flags, acls, amin, counts, cand, ccls,
                meta, seat, log, log_on):

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.movelog import LOG_WIDTH
 from cardsim.simcore.rng import shuffle_prefix
@@ -129,8 +128,7 @@ def deal_world(st, P, me, hand, cards, world):
         world[o] = m
 
 
-@by_symbol
-@njit(cache=True, _nrt=False)
+@njit(cache=True)
 def rollout(st, world, prm, pol, me, move, mcls, is_passed, st2, hands2, seat2, log, acls, amin, counts, cand, ccls,
             stop):
     """Apply ``me``'s decision in a copy of ``st`` with the hands ``world`` and let the
@@ -149,7 +147,6 @@ def rollout(st, world, prm, pol, me, move, mcls, is_passed, st2, hands2, seat2, 
     return st2[ST_PLACE + me] == 1, seat_points(st2, hands2, prm, me)
 
 
-@by_symbol
 @njit(cache=True)
 def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls):
     """The search's decision for the seat to move: ``(mask, class, srng, rollouts)``

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.arrays import copy1
 from cardsim.simcore.movelog import log_record
@@ -99,7 +98,6 @@ def lay_meld(s, c, i, okind, opts, orev, hands, table, exp_pts, exp_kinds):
     exp_kinds[s, okind[i]] += 1
 
 
-@by_symbol
 @njit(cache=True)
 def start_game(seed, index, prm, g_sizes, g_products, cur, deck, hands, table, discards, locked, exp_pts,
                exp_kinds, seat, log, log_on):
@@ -201,7 +199,6 @@ def pending_decision(prm, cur, hands, locked, okind, opts, orev):
     return d, DEC_TAKE, n, allow
 
 
-@by_symbol
 @njit(cache=True)
 def advance(prm, pol, forced, stop_search, stop_after_claim, cur, deck, hands, table, discards, locked, exp_pts,
             exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log, log_on):
@@ -403,7 +400,6 @@ def win_breakdown(h, locked, c, ws, prm, okind, opts, orev, trash_tab, score_tab
     return -1
 
 
-@by_symbol
 @njit(cache=True)
 def finish_game(prm, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, meta, seat, okind, opts, orev,
                 trash_tab, score_tab, kind_tab, log, log_on, fin):

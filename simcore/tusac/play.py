@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.blocks import run_blocks
 from cardsim.simcore.movelog import LOG_WIDTH
@@ -78,7 +77,6 @@ from cardsim.simcore.tusac.search import search_choose
 FIN_ROWS = 10
 
 
-@by_symbol
 @njit(cache=True)
 def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab, kind_tab, cur,
               deck, hands, table, discards, locked, exp_pts, exp_kinds, okind, opts, orev, meta, seat, log, log_on,
@@ -110,7 +108,6 @@ def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, sc
                        orev, trash_tab, score_tab, kind_tab, log, log_on, fin)
 
 
-@by_symbol
 @njit(cache=True, nogil=True)
 def _play_block(seed, start, count, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
                 kind_tab, meta, seat, log, nlog, fin, log_on):

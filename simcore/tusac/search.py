@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from cardsim.simcore.linking import by_symbol
 
 from cardsim.simcore.arrays import copy1, copy2
 from cardsim.simcore.movelog import LOG_WIDTH
@@ -72,7 +71,6 @@ def unseen_cards(prm, d, cur, hands, table, discards, out):
     return m
 
 
-@by_symbol
 @njit(cache=True)
 def determinize(prm, d, cur, hands, table, discards, locked, deck, whands, wlocked, wdeck, unseen, sstate):
     """A world consistent with seat ``d``'s information: ``whands, wlocked, wdeck`` =
@@ -112,7 +110,6 @@ def determinize(prm, d, cur, hands, table, discards, locked, deck, whands, wlock
     return sstate
 
 
-@by_symbol
 @njit(cache=True)
 def candidates(prm, cur, hands, locked, okind, opts, orev, trash_tab, score_tab, cand):
     """The searched choices of the pending decision into ``cand``: ``(seat, number)``; the
@@ -155,7 +152,6 @@ def candidates(prm, cur, hands, locked, okind, opts, orev, trash_tab, score_tab,
     return d, m
 
 
-@by_symbol
 @njit(cache=True)
 def search_choose(prm, budget, sstate, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, trash_tab,
                   score_tab, win_tab):

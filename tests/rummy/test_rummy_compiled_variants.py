@@ -51,19 +51,3 @@ def test_the_markers_pick_the_code_while_compiling():
     heuristic_only = policies._choose_typed(*[types.int64] * 6, types.none)
     mixed = policies._choose_typed(*[types.int64] * 6, types.int64)
     assert "choose_random" not in heuristic_only.__code__.co_names and "choose_random" in mixed.__code__.co_names
-
-
-def test_recorded_compile_plans_leave_out_the_solvers_the_rules_cannot_reach():
-    """The shipped plans are recorded from real first runs (default rules): Continental never
-    goes out at once and uses the exact solver only; Loba without claims never goes out at once."""
-    from cardsim.simcore import compile_plan
-
-    def kernels(key):
-        return {e.qualname for e in compile_plan.load(key)}
-
-    for key in ("continental-play", "continental-play-search", "continental-replay"):
-        assert {"laydown_out", "best_laydown"}.isdisjoint(kernels(key)) and "exact_laydown" in kernels(key), key
-    assert "laydown_out" not in kernels("loba-play") and "best_laydown" in kernels("loba-play")
-    for game in ("loba", "continental"):  # every seat heuristic (or searching): no random policy
-        for task in ("play", "play-search", "replay"):
-            assert "choose_random" not in kernels(f"{game}-{task}"), (game, task)

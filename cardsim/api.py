@@ -1,0 +1,573 @@
+"""The Python API: run simulations from a notebook or a script, get pandas tables back.
+
+>>> import cardsim
+>>> r = cardsim.deal("tienlen", deals=100_000, seed=1)          # doctest: +SKIP
+>>> r.rates()                                                   # doctest: +SKIP
+>>> p = cardsim.play("tusac", games=2000, seed=1, rules={"steals": "off"})  # doctest: +SKIP
+>>> p.summary(); p.tables["games"]                              # doctest: +SKIP
+
+The command line calls these same functions, so a call gives the same data as the
+command with the same seed, rules and options, and raises :class:`cardsim.ConfigError`
+with the same one-line message the command prints for bad input.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+from cardsim.simcore import registry
+from cardsim.simcore.config import ConfigError, Interrupted, RunFailed, load_rules_file
+
+PathLike = str | os.PathLike
+
+
+@dataclass
+class Result:
+    """A finished ``deal`` or ``play`` run.
+
+    Attributes
+    ----------
+    tables : dict of str to pandas.DataFrame
+        Every table of the run (deal runs ``counts`` and with ``per_deal`` ``per_deal``;
+        play runs ``games`` and the game's own tables), read into memory.
+    meta : dict
+        The run's metadata (``run.json``): game, task, n, seed, rules, options, versions.
+    path : pathlib.Path or None
+        Where the dataset was written (``out``), None when it was kept in memory only.
+    """
+
+    tables: dict[str, Any]
+    meta: dict[str, Any]
+    path: Optional[Path] = None
+    _summary: Any = field(default=None, repr=False)
+
+    @property
+    def seed(self) -> int:
+        """The run seed (drawn at random when none was given)."""
+        return int(self.meta["seed"])
+
+    def summary(self):
+        """The summary table the command prints: deal runs ``event, seat, count, n, rate,
+        ci_low, ci_high`` (+ ``exact_low, exact_high, z`` where exact values exist, seat -1
+        for the table); play runs ``metric, group, n, value, ci_low, ci_high``."""
+        return self._summary.copy()
+
+    def rates(self):
+        """Deal runs: every event's rate per seat and for the table (seat -1) with its 95%
+        Wilson interval, one row per (event, seat)."""
+        if self.meta.get("task") != "deal":
+            raise ConfigError("rates() is for deal runs; a play run has summary()")
+        from cardsim.analysis.tables import rates
+
+        return rates(self.tables["counts"])
+
+
+@dataclass
+class TableResult:
+    """A finished experiment or ladder: its tables and metadata.
+
+    Attributes
+    ----------
+    tables : dict of str to pandas.DataFrame
+        Experiments: ``comparison`` (and ``sweep`` for a sweep); ladders: ``ratings`` and ``games``.
+    meta : dict
+        The experiment's or ladder's description (``experiment.json`` / ``ladder.json``).
+    path : pathlib.Path or None
+        Where it was written, None when kept in memory only.
+    """
+
+    tables: dict[str, Any]
+    meta: dict[str, Any]
+    path: Optional[Path] = None
+    _main: str = field(default="comparison", repr=False)
+
+    def summary(self):
+        """The main table: an experiment's ``comparison``, a ladder's ``ratings``."""
+        return self.tables[self._main].copy()
+
+
+# ----------------------------------------------------------------------------- input checks
+def parse_seed(seed: Any, what: str = "--seed") -> int:
+    """A run seed in 0..2**64-1 from an int or its text (decimal or 0x hex)."""
+    if isinstance(seed, bool):
+        raise ConfigError(f"{what} must be an integer in 0..2**64-1, got {seed!r}")
+    try:
+        value = seed if isinstance(seed, int) else int(str(seed).replace("_", ""), 0)
+    except ValueError:
+        raise ConfigError(f"{what} must be an integer in 0..2**64-1, got {seed!r}") from None
+    if not 0 <= value < 2**64:
+        raise ConfigError(f"{what} must be in 0..2**64-1, got {seed}")
+    return value
+
+
+def draw_seed() -> int:
+    """A fresh random run seed (the run records it, so it can be redone)."""
+    return secrets.randbelow(2**63)
+
+
+def resolve_rules(game: str, rules: Optional[Mapping[str, Any]] = None, rules_file: Optional[PathLike] = None,
+                  sets: Sequence[str] = ()):
+    """A game's validated rules: defaults, then ``rules_file`` (TOML), then ``rules``
+    (a dict like ``--set``: ``{"players": 3, "steals": "off"}``), then ``sets``
+    (``"key=value"`` strings, as ``--set`` gives them)."""
+    from cardsim.simcore.config import parse_set_options
+
+    cls = registry.rules_class(game)
+    settings: dict[str, Any] = {}
+    if rules_file is not None:
+        from cardsim.simcore import lifecycle
+
+        lifecycle.check_input_file(rules_file, "rules file")  # capped: --rules /dev/zero
+        settings.update(load_rules_file(Path(rules_file), game))
+    if rules is not None:
+        if not isinstance(rules, Mapping):
+            raise ConfigError(f"rules must be a dict of switch names to values, got {type(rules).__name__}")
+        # as --set gives them (text), so that values are checked and reported alike; booleans as TOML's
+        settings.update({str(k): (v if isinstance(v, bool) else str(v)) for k, v in rules.items()})
+    settings.update(parse_set_options(list(sets)))
+    return cls.from_settings(settings)
+
+
+def _setup(game: str, task: str, n: int, rules, options: dict[str, Any], chunk_size: Optional[int],
+           default_chunk: Optional[int] = None):
+    """The task, normalised options and chunk size of a run, every one validated."""
+    spec = registry.get_task(game, task)
+    options = spec.parse_options(rules, options)
+    spec.check_options(rules, options)
+    spec.check_size(n, options)
+    if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, int)
+                                   or chunk_size <= 0):
+        raise ConfigError(f"--chunk-size must be a positive integer, got {chunk_size!r}")
+    chunk_size = chunk_size or default_chunk or spec.default_chunk_size(options)
+    spec.check_chunk_size(chunk_size, options)
+    return spec, options, chunk_size
+
+
+def _count(value: Any, what: str) -> int:
+    """A positive count from an int or its text (``"1e6"``, ``"1M"``), checked as the CLI checks it."""
+    from cardsim.cli.runs import parse_count
+
+    return parse_count(str(value), what)
+
+
+# ----------------------------------------------------------------------------- deal and play
+def deal(game: str, deals: int | str, seed: Optional[int] = None, rules: Optional[Mapping[str, Any]] = None,
+         out: Optional[PathLike] = None, overwrite: bool = False, threads: Optional[int] = None,
+         chunk_size: Optional[int] = None, per_deal: bool = False, events: Sequence[str] = (),
+         progress: bool = True, rules_file: Optional[PathLike] = None, **options: Any) -> Result:
+    """Deal ``deals`` random hands of ``game`` and count its deal events per seat and for the table.
+
+    Parameters
+    ----------
+    game : str
+        ``tienlen``, ``tusac``, ``loba`` or ``continental`` (``cardsim games``).
+    deals : int or str
+        Number of deals (``1_000_000``, ``"1e6"``, ``"1M"``).
+    seed : int, optional
+        Run seed in 0..2**64-1; drawn at random when omitted (``Result.seed``).
+    rules : dict, optional
+        Rule switches, as ``--set`` takes them (``cardsim rules GAME`` lists them).
+    out : path, optional
+        Write the Parquet dataset here (a new folder; ``overwrite`` replaces one).
+    threads : int, optional
+        Worker threads (default: all cores).
+    per_deal : bool
+        Also keep one row per deal with every hand (needs ``out``).
+    events : list of str
+        Your own events, ``"PATH.py:FUNCTION"`` (``FUNCTION(hand) -> bool``).
+    progress : bool
+        Show a progress bar in a terminal or notebook.
+    **options
+        The game's own deal options (``cardsim deal GAME --help``), by their Python names.
+
+    Returns
+    -------
+    Result
+        ``.rates()``, ``.summary()``, ``.tables["counts"]``.
+    """
+    if per_deal and out is None:
+        raise ConfigError("--per-deal writes one row per deal to keep: it needs --out PATH")
+    options = dict(options)
+    if per_deal:
+        options["per_deal"] = True
+    if events:
+        from cardsim.simcore.custom import split_ref
+
+        # absolute paths: a resumed run or a Dask worker must find the same file
+        options["events"] = [f"{split_ref(e, '--event')[0].resolve()}:{split_ref(e, '--event')[1]}" for e in events]
+    return run_task(game, "deal", _count(deals, "--deals"), seed, resolve_rules(game, rules, rules_file), options,
+                    out=out, overwrite=overwrite, threads=threads, chunk_size=chunk_size, progress=progress)
+
+
+def play(game: str, games: int | str, seed: Optional[int] = None, rules: Optional[Mapping[str, Any]] = None,
+         policy: Optional[str | Sequence[str]] = None, out: Optional[PathLike] = None, overwrite: bool = False,
+         threads: Optional[int] = None, chunk_size: Optional[int] = None, progress: bool = True,
+         rules_file: Optional[PathLike] = None, metrics: Sequence[str] = (), **options: Any) -> Result:
+    """Play ``games`` whole games of ``game`` with the chosen policies; one row per game.
+
+    Parameters
+    ----------
+    game : str
+        ``tienlen``, ``tusac``, ``loba`` or ``continental``.
+    games : int or str
+        Number of games (rummy: matches).
+    seed : int, optional
+        Run seed in 0..2**64-1; drawn at random when omitted.
+    rules : dict, optional
+        Rule switches, as ``--set`` takes them.
+    policy : str or list of str, optional
+        As ``--policy``: one for every seat (``"heuristic"``), one per seat
+        (``"heuristic,random,random,random"`` or a list), or ``"0=search:256"`` pairs.
+    out, overwrite, threads, chunk_size, progress, rules_file
+        As for :func:`deal`.
+    metrics : list of str
+        Your own per-game metrics ``"PATH.py:FUNCTION"``, appended to ``summary()``.
+    **options
+        The game's own play options (``cardsim play GAME --help``), by their Python names.
+
+    Returns
+    -------
+    Result
+        ``.summary()`` (win rates, points, the game's answers, 95% intervals), ``.tables["games"]``.
+    """
+    options = dict(options)
+    if policy is not None:
+        options["policy"] = policy if isinstance(policy, str) else ",".join(map(str, policy))
+    if metrics:
+        from cardsim.simcore.custom import load_function
+
+        for ref in metrics:
+            load_function(ref, "--metric")
+    return run_task(game, "play", _count(games, "--games"), seed, resolve_rules(game, rules, rules_file), options,
+                    out=out, overwrite=overwrite, threads=threads, chunk_size=chunk_size, progress=progress,
+                    metrics=list(metrics))
+
+
+def run_task(game: str, task: str, n: int, seed: Optional[int], rules, options: dict[str, Any], *,
+             out: Optional[PathLike] = None, overwrite: bool = False, threads: Optional[int] = None,
+             chunk_size: Optional[int] = None, progress: bool = True, metrics: Sequence[str] = (),
+             backend: str = "local", scheduler: Optional[str] = None, workers: Optional[int] = None,
+             resume: bool = False, yes: bool = False) -> Result:
+    """Validate everything, run every chunk, write the dataset atomically, read it back.
+
+    The one run path of :func:`deal`, :func:`play` and ``cardsim deal/play``; ``rules`` is
+    a validated :class:`~cardsim.simcore.config.Rules`. Raises :class:`ConfigError` for bad
+    input before anything runs, :class:`Interrupted` on Ctrl-C (with ``out``, the saved
+    chunks stay for ``cardsim resume``).
+    """
+    from cardsim.cli.runs import check_backend
+    from cardsim.simcore import lifecycle
+    from cardsim.simcore.estimate import check_feasible
+    from cardsim.simcore.runner import RunConfig, set_threads
+
+    seed = draw_seed() if seed is None else parse_seed(seed)
+    spec, options, chunk_size = _setup(game, task, n, rules, options, chunk_size)
+    check_backend(backend, scheduler, workers)
+    check_feasible(game, task, n, chunk_size, options, set_threads(threads),
+                   Path(out) if out is not None else None, yes)
+    config = RunConfig(game=game, task=task, rules=rules, n=n, seed=seed, chunk_size=chunk_size, options=options)
+    manifest = config.manifest()
+    if resume and out is None:
+        raise ConfigError("--resume needs --out PATH")
+
+    if out is None:  # still stream through a dataset: memory stays bounded while running
+        with lifecycle.temporary_folder() as folder:
+            run = lifecycle.start_run(folder / "run", manifest, overwrite=False, resume=False)
+            try:
+                _run_missing_chunks(run, backend, scheduler, workers, progress)
+                return _finished(lifecycle.commit(run), None, metrics)
+            except KeyboardInterrupt:
+                raise Interrupted("interrupted") from None
+            except RunFailed as exc:  # nothing to resume: the temporary folder goes
+                raise RunFailed(str(exc).split(" (")[0]) from None
+    out = lifecycle.resolve_out(out)  # expanded once; absolute for remote workers
+    with lifecycle.OutputLock(out):
+        lifecycle.clean_debris(out)
+        run = lifecycle.start_run(out, manifest, overwrite, resume)
+        try:
+            _run_missing_chunks(run, backend, scheduler, workers, progress)
+        except KeyboardInterrupt:
+            saved = lifecycle.saved_chunks(run)
+            raise Interrupted(f"interrupted; {saved} of {manifest['n_chunks']} chunks are saved: "
+                              f"finish with 'cardsim resume {out}'") from None
+        path = lifecycle.commit(run, overwrite=overwrite)
+    return _finished(path, path, metrics)
+
+
+def resume(path: PathLike, threads: Optional[int] = None, progress: bool = True, backend: str = "local",
+           scheduler: Optional[str] = None, workers: Optional[int] = None) -> Result:
+    """Finish an interrupted run at ``path``: run only its missing chunks (same data as an
+    uninterrupted run)."""
+    from cardsim.cli.runs import check_backend
+    from cardsim.simcore import lifecycle
+    from cardsim.simcore.runner import set_threads
+
+    check_backend(backend, scheduler, workers)
+    set_threads(threads)
+    out = lifecycle.resolve_out(path)  # absolute: remote workers run in other folders
+    with lifecycle.OutputLock(out):
+        lifecycle.clean_debris(out)
+        run = lifecycle.reopen_run(out)  # damaged parts (power loss, a killed writer) are deleted and redone
+        try:
+            _run_missing_chunks(run, backend, scheduler, workers, progress)
+        except KeyboardInterrupt:
+            raise Interrupted(f"interrupted; {lifecycle.saved_chunks(run)} of {run.manifest['n_chunks']} chunks "
+                              f"are saved: resume again with 'cardsim resume {path}'") from None
+        done = lifecycle.commit(run, overwrite=False)
+    return _finished(done, done, [])
+
+
+def load(path: PathLike) -> Result | TableResult:
+    """Open a finished run (``Result``), experiment or ladder folder (``TableResult``)."""
+    path = Path(path)
+    if (path / "experiment.json").is_file():
+        import json
+
+        import pandas as pd
+
+        tables = {name: pd.read_parquet(path / f"{name}.parquet") for name in ("comparison", "sweep")
+                  if (path / f"{name}.parquet").is_file()}
+        return TableResult(tables, json.loads((path / "experiment.json").read_text()), path, "comparison")
+    if (path / "ladder.json").is_file():
+        import json
+
+        import pandas as pd
+
+        tables = {name: pd.read_parquet(path / f"{name}.parquet") for name in ("ratings", "games")}
+        return TableResult(tables, json.loads((path / "ladder.json").read_text()), path, "ratings")
+    return _finished(path, path, [])
+
+
+def _finished(dataset_path: Path, kept: Optional[Path], metrics: Sequence[str]) -> Result:
+    """A committed dataset read into a :class:`Result` (before a temporary folder goes)."""
+    from cardsim import analysis
+    from cardsim.simcore.output import Dataset
+
+    dataset = Dataset(dataset_path)
+    tables = {name: dataset.read(name) for name in dataset.meta["tables"]}
+    return Result(tables, dict(dataset.meta), kept, analysis.summary(dataset_path, metrics=list(metrics)))
+
+
+def _run_missing_chunks(run, backend: str, scheduler: Optional[str], workers: Optional[int], progress: bool) -> None:
+    """Execute the chunks of ``run`` that have no parts yet, on the chosen backend."""
+    from cardsim.cli.render import _LazyProgress
+    from cardsim.simcore import lifecycle
+
+    bar = _LazyProgress(progress, f"{run.manifest['task']} {run.manifest['game']}", len(run.missing_chunks()))
+    try:
+        lifecycle.execute(run, backend, scheduler, workers, on_chunk=bar.update)
+    finally:
+        bar.close()
+
+
+# ----------------------------------------------------------------------------- studies
+def experiment(spec: PathLike | Mapping[str, Any], n: Optional[int | str] = None, seed: Optional[int] = None,
+               out: Optional[PathLike] = None, overwrite: bool = False, threads: Optional[int] = None,
+               progress: bool = True) -> TableResult:
+    """Run an experiment: a baseline and arms on the same deals, compared game by game.
+
+    Parameters
+    ----------
+    spec : path or dict
+        A TOML spec file (``experiments/*.toml``) or the same content as a dict.
+    n, seed : optional
+        Override the spec's games per arm and seed.
+    out : path, optional
+        Write each arm's dataset and the comparison here.
+
+    Returns
+    -------
+    TableResult
+        ``.summary()``: the comparison (paired differences with 95% intervals);
+        ``.tables["sweep"]`` for a sweep.
+    """
+    return _run_experiment(spec, None if n is None else _count(n, "--n"), None if seed is None else parse_seed(seed),
+                          out, overwrite, threads, progress)
+
+
+def ladder(game: str, policies: Optional[Sequence[str] | str] = None, field: str = "heuristic",
+           games: int | str = 2000, seed: Optional[int] = None, rules: Optional[Mapping[str, Any]] = None,
+           out: Optional[PathLike] = None, overwrite: bool = False, threads: Optional[int] = None,
+           progress: bool = True, rules_file: Optional[PathLike] = None, sets: Sequence[str] = (),
+           on_step: Optional[Callable[[int, int], None]] = None) -> TableResult:
+    """Rate policies against a fixed field: each candidate plays every seat on the same deals.
+
+    Parameters
+    ----------
+    game : str
+        The game.
+    policies : list of str or str, optional
+        Candidates (default: the game's policies plus ``search:16`` and ``search:64``).
+    field : str
+        The policy of every other seat.
+    games : int
+        Deals per candidate and seat.
+
+    Returns
+    -------
+    TableResult
+        ``.summary()``: the ratings (win rate, points, score against the field, Elo, 95% intervals);
+        ``.tables["games"]``: one row per game.
+    """
+    import json
+    import shutil
+
+    from cardsim.analysis.ladder import ratings
+    from cardsim.cli.render import _LazyProgress
+    from cardsim.simcore import lifecycle
+    from cardsim.simcore.ladder import LadderConfig, play_ladder, validate
+    from cardsim.simcore.output import check_output_path, replace_directory
+    from cardsim.simcore.runner import set_threads
+    from cardsim.simcore.tasks import canonical_policy
+
+    spec = registry.get_spec(game)
+    rules = resolve_rules(game, rules, rules_file, sets)
+    if policies is None:
+        names = [p for p in spec.policies if p != "search"]
+        names += ["search:16", "search:64"] if "search" in spec.policies else []
+    else:
+        listed = policies.split(",") if isinstance(policies, str) else list(policies)
+        names = [str(x).strip() for x in listed if str(x).strip()]
+    names = list(dict.fromkeys(canonical_policy(x, spec.policies) for x in names))
+    field_name = canonical_policy(field, spec.policies)
+    config = LadderConfig(game=game, rules=rules, policies=tuple(names), field=field_name,
+                          n=_count(games, "--games"), seed=draw_seed() if seed is None else parse_seed(seed))
+    validate(config)
+    if out is not None:
+        out = lifecycle.resolve_out(out)
+        check_output_path(out, overwrite)
+    set_threads(threads)
+    bar = _LazyProgress(progress, f"ladder {game}", len(names) * rules.players)
+
+    def step(done: int, total: int) -> None:
+        bar.update(done, total)
+        if on_step is not None:
+            on_step(done, total)
+
+    try:
+        frame = play_ladder(config, on_step=step)
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted; nothing was written") from None
+    finally:
+        bar.close()
+    table = ratings(frame)
+    if out is not None:  # written beside, then renamed into place under the output lock
+        with lifecycle.OutputLock(out):
+            lifecycle.clean_debris(out)
+            tmp = out.parent / f".{out.name}.partial.ladder"
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir(parents=True)
+            (tmp / "ladder.json").write_text(json.dumps(config.manifest(), ensure_ascii=False, indent=2) + "\n")
+            table.to_parquet(tmp / "ratings.parquet", index=False)
+            frame.to_parquet(tmp / "games.parquet", index=False)
+            replace_directory(tmp, out, overwrite)
+    meta = dict(config.manifest(), players=rules.players)
+    return TableResult({"ratings": table, "games": frame}, meta, out, "ratings")
+
+
+def _run_experiment(spec, n: Optional[int], seed: Optional[int], out: Optional[PathLike], overwrite: bool,
+                    threads: Optional[int], progress: bool) -> TableResult:
+    """The body of :func:`experiment` (and ``cardsim experiment``): every arm at every
+    strength on the same seed, then the comparison, written atomically into ``out``."""
+    import shutil
+    import tempfile
+    import uuid
+
+    from cardsim.analysis.compare import compare
+    from cardsim.simcore.experiment import read_experiment, write_experiment_json
+    from cardsim.simcore.output import PartialRun, check_output_path
+    from cardsim.simcore.runner import set_threads
+
+    from cardsim.simcore import lifecycle
+    from cardsim.simcore.output import replace_directory
+
+    if isinstance(spec, Mapping):
+        from cardsim.simcore.experiment import parse_experiment
+
+        spec_file = "spec"
+        experiment = parse_experiment(dict(spec), spec_file, n, seed)
+    else:
+        spec_file = Path(spec)
+        lifecycle.check_input_file(spec_file, "experiment spec")
+        experiment = read_experiment(spec_file, n, seed)
+    set_threads(threads)
+    from cardsim.simcore.experiment import check_metric_names
+
+    check_metric_names(experiment, str(spec_file))  # a typo costs seconds, not the whole run
+    if out is not None:
+        out = lifecycle.resolve_out(out)
+        lock = lifecycle.OutputLock(out).acquire()  # one writer per output; released in the finally below
+        try:
+            lifecycle.clean_debris(out)
+            out = check_output_path(out, overwrite)
+            work = out.parent / f".{out.name}.experiment-{uuid.uuid4().hex[:8]}"
+            work.mkdir()
+        except BaseException:
+            lock.release()
+            raise
+    else:
+        lifecycle.clean_stale_temp_dirs()
+        work = Path(tempfile.mkdtemp(prefix="cardsim-experiment-"))
+        lock = lifecycle.OutputLock(work / "run", work / ".run.lock").acquire()
+    try:
+        import pandas as pd
+
+        from cardsim.simcore.experiment import strength_label, strength_runs
+
+        names = [arm.name for arm in experiment.arms]
+        tables = []
+        sweeps = []
+        sweep = None
+        for strength, configs in strength_runs(experiment):
+            paths = {}
+            folder = work / strength_label(strength) if strength else work
+            folder.mkdir(exist_ok=True)
+            for arm, config in zip(experiment.arms, configs):
+                run = PartialRun.create(folder / arm.name, config.manifest())
+                _run_missing_chunks(run, "local", None, None, progress)
+                paths[arm.name] = run.commit()
+            part = compare(paths[names[0]], {name: paths[name] for name in names[1:]},
+                           custom_metrics=list(experiment.custom_metrics),
+                           custom_events=list(experiment.custom_events))
+            if strength:
+                part.insert(2, "strength", strength)
+            tables.append(part)
+            if experiment.sweep_switch:
+                from cardsim.analysis.compare import sweep_table
+
+                tidy = sweep_table(experiment.sweep_switch,
+                                   {v: paths[name] for v, name in zip(experiment.sweep_values, names)},
+                                   custom_metrics=list(experiment.custom_metrics),
+                                   custom_events=list(experiment.custom_events))
+                if strength:
+                    tidy.insert(0, "strength", strength)
+                sweeps.append(tidy)
+        table = pd.concat(tables, ignore_index=True)
+        if sweeps:
+            sweep = pd.concat(sweeps, ignore_index=True)
+            if experiment.metrics:
+                sweep = sweep[sweep["metric"].isin(experiment.metrics)].reset_index(drop=True)
+            sweep.to_parquet(work / "sweep.parquet", index=False)
+            sweep.to_csv(work / "sweep.csv", index=False)
+        if experiment.metrics:
+            unknown = sorted(set(experiment.metrics) - set(table["metric"]))
+            if unknown:
+                raise ConfigError(f"{spec_file}: unknown metric(s) {', '.join(unknown)} "
+                                  f"(available: {', '.join(dict.fromkeys(table['metric']))})")
+            table = table[table["metric"].isin(experiment.metrics)].reset_index(drop=True)
+        table.to_parquet(work / "comparison.parquet", index=False)
+        table.to_csv(work / "comparison.csv", index=False)
+        write_experiment_json(work, experiment)
+        if out is not None:
+            replace_directory(work, out, overwrite=True)  # checked above: --overwrite or nothing there
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted; experiments restart from scratch") from None
+    finally:
+        if out is None or work.exists():
+            shutil.rmtree(work, ignore_errors=True)
+        lock.release()
+    tables = {"comparison": table} if sweep is None else {"comparison": table, "sweep": sweep}
+    return TableResult(tables, experiment.to_dict(), out, "comparison")
