@@ -9,8 +9,8 @@ import pandas as pd
 
 from cardsim.analysis.metrics import metric_spec
 from cardsim.analysis.stats import PairedMoments
-from cardsim.simcore.config import ConfigError, rule_text
-from cardsim.simcore.output import Dataset
+from cardsim.simcore.framework.config import ConfigError, rule_text
+from cardsim.simcore.run.output import Dataset
 
 COMPARISON_COLUMNS = ["metric", "arm", "n", "baseline", "value", "difference", "ci_low", "ci_high",
                       "unpaired_ci_low", "unpaired_ci_high", "se_ratio"]
@@ -92,11 +92,11 @@ def with_custom(builtin_fn, game: str, custom_metrics=None, custom_events=None):
     def metric_fn(frame):
         frames = [builtin_fn(frame)]
         if custom_metrics:
-            from cardsim.simcore.custom import custom_metric_frame
+            from cardsim.simcore.framework.custom import custom_metric_frame
 
             frames.append(custom_metric_frame(list(custom_metrics), frame))
         if custom_events:
-            from cardsim.simcore.custom_events import event_frame
+            from cardsim.simcore.framework.custom_events import event_frame
 
             frames.append(event_frame(game, list(custom_events), frame))
         return pd.concat(frames, axis=1)
@@ -121,7 +121,7 @@ def sweep_table(switch: str, arm_paths: dict[object, str | os.PathLike],
         ``SWEEP_COLUMNS``; ``estimate`` is the metric's mean per game (a rate for 0/1
         metrics), ``unit`` says which (``rate`` or the metric's unit).
     """
-    from cardsim.simcore.registry import get_spec
+    from cardsim.simcore.framework.registry import get_spec
 
     rows = []
     for value, path in arm_paths.items():

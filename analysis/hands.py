@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from cardsim.simcore.config import ConfigError
+from cardsim.simcore.framework.config import ConfigError
 
 TIENLEN_RANKS = ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2")
 TIENLEN_SUITS = ("♠", "♣", "♦", "♥")

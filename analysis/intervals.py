@@ -1,4 +1,4 @@
-"""Confidence intervals: re-exported from :mod:`cardsim.simcore.intervals`."""
-from cardsim.simcore.intervals import Z95, wilson
+"""Confidence intervals: re-exported from :mod:`cardsim.simcore.primitives.intervals`."""
+from cardsim.simcore.primitives.intervals import Z95, wilson
 
 __all__ = ["Z95", "wilson"]

@@ -1,4 +1,4 @@
-"""Ratings of a strength ladder (:mod:`cardsim.simcore.ladder`) with 95% intervals.
+"""Ratings of a strength ladder (:mod:`cardsim.simcore.study.ladder`) with 95% intervals.
 
 Each candidate's *score* is its mean fraction of field seats beaten per game (ties
 1/2); the field scores 1/2 against itself. The rating is the Bradley–Terry strength
@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from cardsim.simcore.intervals import Z95, wilson
+from cardsim.simcore.primitives.intervals import Z95, wilson
 
 RATING_COLUMNS = ["policy", "games", "win_rate", "win_ci_low", "win_ci_high", "points", "points_ci_low",
                   "points_ci_high", "score", "score_ci_low", "score_ci_high", "elo", "elo_ci_low", "elo_ci_high"]
@@ -36,7 +36,7 @@ def _mean_ci(values: np.ndarray) -> tuple[float, float, float]:
 def ratings(games: pd.DataFrame) -> pd.DataFrame:
     """One row per policy (strongest first): ``RATING_COLUMNS``.
 
-    ``games``: :func:`cardsim.simcore.ladder.play_ladder` rows. A game's unit is one
+    ``games``: :func:`cardsim.simcore.study.ladder.play_ladder` rows. A game's unit is one
     deal played with the candidate in one seat; seats are pooled.
     """
     rows = []

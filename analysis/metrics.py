@@ -1,7 +1,7 @@
 """Per-game metric columns of each (game, task), for experiments and reports.
 
 The metric functions are declared by each game in its
-:class:`~cardsim.simcore.spec.GameSpec` (``metrics``); this module looks them up.
+:class:`~cardsim.simcore.framework.spec.GameSpec` (``metrics``); this module looks them up.
 A metric function takes one part of a run's per-game table (a DataFrame) and returns
 a DataFrame with one row per game, indexed like the input, of numeric columns: 0/1
 indicators (their mean is a rate) or quantities (points, lengths). Experiments compare
@@ -9,7 +9,7 @@ the same metric between arms game by game.
 """
 from __future__ import annotations
 
-from cardsim.simcore.registry import get_spec
+from cardsim.simcore.framework.registry import get_spec
 
 
 def metric_spec(game: str, task: str):

@@ -21,8 +21,8 @@ from cardsim.analysis.compare import load_comparison
 from cardsim.analysis.metrics import metric_spec
 from cardsim.analysis.stats import mean_interval
 from cardsim.analysis.tables import summary
-from cardsim.simcore.config import ConfigError, rule_text
-from cardsim.simcore.output import Dataset, missing_parent_message
+from cardsim.simcore.framework.config import ConfigError, rule_text
+from cardsim.simcore.run.output import Dataset, missing_parent_message
 
 
 REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md"}
@@ -375,7 +375,7 @@ def _experiment_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
 
 def _unit_lookup(game, task):
     try:
-        from cardsim.simcore.registry import get_spec
+        from cardsim.simcore.framework.registry import get_spec
 
         return get_spec(str(game)).metric_spec(task).unit_of
     except (ConfigError, KeyError, TypeError):

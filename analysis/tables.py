@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 
 from cardsim.analysis.intervals import wilson
-from cardsim.simcore.config import ConfigError
-from cardsim.simcore.output import Dataset
-from cardsim.simcore.tasks import TABLE_SEAT
+from cardsim.simcore.framework.config import ConfigError
+from cardsim.simcore.run.output import Dataset
+from cardsim.simcore.framework.tasks import TABLE_SEAT
 
 #: Columns of :func:`rates` (and of ``cardsim summary --json`` records).
 RATE_COLUMNS = ["event", "seat", "count", "n", "rate", "ci_low", "ci_high"]
@@ -105,9 +105,9 @@ def custom_summary(path: str | os.PathLike, refs: list[str]) -> pd.DataFrame:
     """Summary rows of custom metrics (``PATH.py:NAME``) over a play run's per-game table:
     ``metric, group, n, value, ci_low, ci_high`` (0/1 metrics as Wilson rates, others as
     means with a normal interval)."""
-    from cardsim.simcore.custom import custom_metric_frame
-    from cardsim.simcore.registry import get_spec
-    from cardsim.simcore.summarize import SummaryAccumulator
+    from cardsim.simcore.framework.custom import custom_metric_frame
+    from cardsim.simcore.framework.registry import get_spec
+    from cardsim.simcore.framework.summarize import SummaryAccumulator
 
     dataset = Dataset(path)
     if dataset.meta.get("task") != "play":
@@ -130,7 +130,7 @@ def summary(path: str | os.PathLike, metrics: list[str] | None = None) -> pd.Dat
     custom metric functions ``PATH.py:NAME`` whose rows are appended (play runs)."""
     if metrics:
         return pd.concat([summary(path), custom_summary(path, list(metrics))], ignore_index=True)
-    from cardsim.simcore.registry import get_spec
+    from cardsim.simcore.framework.registry import get_spec
 
     dataset = Dataset(path)
     game, task = dataset.meta.get("game"), dataset.meta.get("task")

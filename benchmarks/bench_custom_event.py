@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numba
 
-from cardsim.simcore.runner import RunConfig, run_chunk
+from cardsim.simcore.run.runner import RunConfig, run_chunk
 from cardsim.simcore.tienlen.rules import TienLenRules
 
 EVENT = str(Path(__file__).resolve().parent.parent / "examples" / "deal_events.py") + ":two_bombs"

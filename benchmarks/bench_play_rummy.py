@@ -5,7 +5,7 @@
 The numba kernel (:mod:`cardsim.simcore.rummy.play`) runs with ``numba.set_num_threads(1)``
 (per-core throughput; compile time excluded by a warm-up call) and plays whole games
 (all rounds); the rate is counted in hands (rounds) per second. The reference
-(:func:`simcore.rummy.reference.play_hand`: a plain Python game loop over card lists,
+(:func:`references.rummy.play_hand`: a plain Python game loop over card lists,
 the same rules and heuristic, meld questions answered by the compiled solver of
 :mod:`simcore.rummy.melds`, lay-off checks by the pure-Python meld validator) plays
 ``--ref-hands`` hands of every round in the same run; the ratio is printed.
@@ -15,9 +15,13 @@ from __future__ import annotations
 import argparse
 import time
 
+import sys
+from pathlib import Path
+
 import numba
 
-from cardsim.simcore.rummy import reference as ref
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the reference engines
+from references import rummy as ref
 from cardsim.simcore.rummy.rules import ContinentalRules
 from cardsim.simcore.rummy.play import play_chunk
 from cardsim.simcore.rummy.rules import LobaRules

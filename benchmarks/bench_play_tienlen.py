@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_play_tienlen.py [--games 400000] [--ref-games 40]
 
 The numba kernel runs with ``numba.set_num_threads(1)`` (per-core throughput; compile
-time excluded by a warm-up call). The reference engine (:mod:`simcore.tienlen.reference`,
+time excluded by a warm-up call). The reference engine (:mod:`references.tienlen`,
 random policy only: brute-force move enumeration in plain Python) plays the same games
 in the same run; the ratio is printed for each policy against it.
 """
@@ -12,9 +12,13 @@ from __future__ import annotations
 import argparse
 import time
 
+import sys
+from pathlib import Path
+
 import numba
 
-from cardsim.simcore.tienlen import reference as ref
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the reference engines
+from references import tienlen as ref
 from cardsim.simcore.tienlen.play import play_chunk
 from cardsim.simcore.tienlen.rules import TienLenRules
 

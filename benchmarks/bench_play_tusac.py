@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_play_tusac.py [--games 200000] [--ref-games 200]
 
 The numba kernel runs with ``numba.set_num_threads(1)`` (per-core throughput; compile
-time excluded by a warm-up call). The reference (:mod:`simcore.tusac.reference`: plain
+time excluded by a warm-up call). The reference (:mod:`references.tusac`: plain
 Python game loop and claims, meld evaluations through the meld engine) plays the same
 games, decision for decision, in the same run; the ratio is printed per policy.
 """
@@ -12,9 +12,13 @@ from __future__ import annotations
 import argparse
 import time
 
+import sys
+from pathlib import Path
+
 import numba
 
-from cardsim.simcore.tusac import reference as ref
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the reference engines
+from references import tusac as ref
 from cardsim.simcore.tusac.play import play_chunk
 from cardsim.simcore.tusac.rules import TuSacRules
 

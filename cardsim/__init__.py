@@ -13,7 +13,7 @@ the repository: :mod:`cardsim.simcore` (kernels, rules, runner), :mod:`cardsim.a
 from __future__ import annotations
 
 from cardsim.simcore import __version__
-from cardsim.simcore.config import CardsimError, ConfigError
+from cardsim.simcore.framework.config import CardsimError, ConfigError
 
 __all__ = ["__version__", "deal", "play", "experiment", "ladder", "load", "resume", "Result", "TableResult",
            "ConfigError", "CardsimError"]

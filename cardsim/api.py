@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from cardsim.simcore import registry
-from cardsim.simcore.config import ConfigError, Interrupted, RunFailed, load_rules_file
+from cardsim.simcore.framework import registry
+from cardsim.simcore.framework.config import ConfigError, Interrupted, RunFailed, load_rules_file
 
 PathLike = str | os.PathLike
 
@@ -113,12 +113,12 @@ def resolve_rules(game: str, rules: Optional[Mapping[str, Any]] = None, rules_fi
     """A game's validated rules: defaults, then ``rules_file`` (TOML), then ``rules``
     (a dict like ``--set``: ``{"players": 3, "steals": "off"}``), then ``sets``
     (``"key=value"`` strings, as ``--set`` gives them)."""
-    from cardsim.simcore.config import parse_set_options
+    from cardsim.simcore.framework.config import parse_set_options
 
     cls = registry.rules_class(game)
     settings: dict[str, Any] = {}
     if rules_file is not None:
-        from cardsim.simcore import lifecycle
+        from cardsim.simcore.run import lifecycle
 
         lifecycle.check_input_file(rules_file, "rules file")  # capped: --rules /dev/zero
         settings.update(load_rules_file(Path(rules_file), game))
@@ -194,7 +194,7 @@ def deal(game: str, deals: int | str, seed: Optional[int] = None, rules: Optiona
     if per_deal:
         options["per_deal"] = True
     if events:
-        from cardsim.simcore.custom import split_ref
+        from cardsim.simcore.framework.custom import split_ref
 
         # absolute paths: a resumed run or a Dask worker must find the same file
         options["events"] = [f"{split_ref(e, '--event')[0].resolve()}:{split_ref(e, '--event')[1]}" for e in events]
@@ -237,7 +237,7 @@ def play(game: str, games: int | str, seed: Optional[int] = None, rules: Optiona
     if policy is not None:
         options["policy"] = policy if isinstance(policy, str) else ",".join(map(str, policy))
     if metrics:
-        from cardsim.simcore.custom import load_function
+        from cardsim.simcore.framework.custom import load_function
 
         for ref in metrics:
             load_function(ref, "--metric")
@@ -254,14 +254,14 @@ def run_task(game: str, task: str, n: int, seed: Optional[int], rules, options: 
     """Validate everything, run every chunk, write the dataset atomically, read it back.
 
     The one run path of :func:`deal`, :func:`play` and ``cardsim deal/play``; ``rules`` is
-    a validated :class:`~cardsim.simcore.config.Rules`. Raises :class:`ConfigError` for bad
+    a validated :class:`~cardsim.simcore.framework.config.Rules`. Raises :class:`ConfigError` for bad
     input before anything runs, :class:`Interrupted` on Ctrl-C (with ``out``, the saved
     chunks stay for ``cardsim resume``).
     """
     from cardsim.cli.runs import check_backend
-    from cardsim.simcore import lifecycle
-    from cardsim.simcore.estimate import check_feasible
-    from cardsim.simcore.runner import RunConfig, set_threads
+    from cardsim.simcore.run import lifecycle
+    from cardsim.simcore.run.estimate import check_feasible
+    from cardsim.simcore.run.runner import RunConfig, set_threads
 
     seed = draw_seed() if seed is None else parse_seed(seed)
     spec, options, chunk_size = _setup(game, task, n, rules, options, chunk_size)
@@ -302,8 +302,8 @@ def resume(path: PathLike, threads: Optional[int] = None, progress: bool = True,
     """Finish an interrupted run at ``path``: run only its missing chunks (same data as an
     uninterrupted run)."""
     from cardsim.cli.runs import check_backend
-    from cardsim.simcore import lifecycle
-    from cardsim.simcore.runner import set_threads
+    from cardsim.simcore.run import lifecycle
+    from cardsim.simcore.run.runner import set_threads
 
     check_backend(backend, scheduler, workers)
     set_threads(threads)
@@ -344,7 +344,7 @@ def load(path: PathLike) -> Result | TableResult:
 def _finished(dataset_path: Path, kept: Optional[Path], metrics: Sequence[str]) -> Result:
     """A committed dataset read into a :class:`Result` (before a temporary folder goes)."""
     from cardsim import analysis
-    from cardsim.simcore.output import Dataset
+    from cardsim.simcore.run.output import Dataset
 
     dataset = Dataset(dataset_path)
     tables = {name: dataset.read(name) for name in dataset.meta["tables"]}
@@ -354,7 +354,7 @@ def _finished(dataset_path: Path, kept: Optional[Path], metrics: Sequence[str]) 
 def _run_missing_chunks(run, backend: str, scheduler: Optional[str], workers: Optional[int], progress: bool) -> None:
     """Execute the chunks of ``run`` that have no parts yet, on the chosen backend."""
     from cardsim.cli.render import _LazyProgress
-    from cardsim.simcore import lifecycle
+    from cardsim.simcore.run import lifecycle
 
     bar = _LazyProgress(progress, f"{run.manifest['task']} {run.manifest['game']}", len(run.missing_chunks()))
     try:
@@ -417,11 +417,11 @@ def ladder(game: str, policies: Optional[Sequence[str] | str] = None, field: str
 
     from cardsim.analysis.ladder import ratings
     from cardsim.cli.render import _LazyProgress
-    from cardsim.simcore import lifecycle
-    from cardsim.simcore.ladder import LadderConfig, play_ladder, validate
-    from cardsim.simcore.output import check_output_path, replace_directory
-    from cardsim.simcore.runner import set_threads
-    from cardsim.simcore.tasks import canonical_policy
+    from cardsim.simcore.run import lifecycle
+    from cardsim.simcore.study.ladder import LadderConfig, play_ladder, validate
+    from cardsim.simcore.run.output import check_output_path, replace_directory
+    from cardsim.simcore.run.runner import set_threads
+    from cardsim.simcore.framework.tasks import canonical_policy
 
     spec = registry.get_spec(game)
     rules = resolve_rules(game, rules, rules_file, sets)
@@ -477,15 +477,15 @@ def _run_experiment(spec, n: Optional[int], seed: Optional[int], out: Optional[P
     import uuid
 
     from cardsim.analysis.compare import compare
-    from cardsim.simcore.experiment import read_experiment, write_experiment_json
-    from cardsim.simcore.output import PartialRun, check_output_path
-    from cardsim.simcore.runner import set_threads
+    from cardsim.simcore.study.experiment import read_experiment, write_experiment_json
+    from cardsim.simcore.run.output import PartialRun, check_output_path
+    from cardsim.simcore.run.runner import set_threads
 
-    from cardsim.simcore import lifecycle
-    from cardsim.simcore.output import replace_directory
+    from cardsim.simcore.run import lifecycle
+    from cardsim.simcore.run.output import replace_directory
 
     if isinstance(spec, Mapping):
-        from cardsim.simcore.experiment import parse_experiment
+        from cardsim.simcore.study.experiment import parse_experiment
 
         spec_file = "spec"
         experiment = parse_experiment(dict(spec), spec_file, n, seed)
@@ -494,7 +494,7 @@ def _run_experiment(spec, n: Optional[int], seed: Optional[int], out: Optional[P
         lifecycle.check_input_file(spec_file, "experiment spec")
         experiment = read_experiment(spec_file, n, seed)
     set_threads(threads)
-    from cardsim.simcore.experiment import check_metric_names
+    from cardsim.simcore.study.experiment import check_metric_names
 
     check_metric_names(experiment, str(spec_file))  # a typo costs seconds, not the whole run
     if out is not None:
@@ -515,7 +515,7 @@ def _run_experiment(spec, n: Optional[int], seed: Optional[int], out: Optional[P
     try:
         import pandas as pd
 
-        from cardsim.simcore.experiment import strength_label, strength_runs
+        from cardsim.simcore.study.experiment import strength_label, strength_runs
 
         names = [arm.name for arm in experiment.arms]
         tables = []

@@ -25,9 +25,9 @@ from cardsim.cli.render import (_exact_text, compiling_notice, print_comparison,
 from cardsim.cli.runs import (_CUSTOM_METRICS, _DRAWN_SEED, _YES, _required, check_custom_metrics,
                               execute_precision_run, execute_run, parse_count, parse_seed, report_result,
                               resolve_rules, say_drawn_seed, task_options)
-from cardsim.simcore import registry
-from cardsim.simcore.config import CardsimError, ConfigError, Interrupted, RunFailed
-from cardsim.simcore.spec import option_flag
+from cardsim.simcore.framework import registry
+from cardsim.simcore.framework.config import CardsimError, ConfigError, Interrupted, RunFailed
+from cardsim.simcore.framework.spec import option_flag
 
 def _games_line() -> str:
     """The app help's game list, from each registered game's spec (its title up to the first comma)."""
@@ -241,7 +241,7 @@ def deal_command(
     options: dict[str, Any] = {"per_deal": True} if per_deal else {}
     options.update(given_options(game_options))
     if events:
-        from cardsim.simcore.custom import split_ref
+        from cardsim.simcore.framework.custom import split_ref
 
         # absolute paths: a resumed run or a Dask worker must find the same file
         options["events"] = [f"{split_ref(e, '--event')[0].resolve()}:{split_ref(e, '--event')[1]}" for e in events]
@@ -331,8 +331,8 @@ def replay_command(
         given += [option_flag(name) for name in given_options(game_options)]
         if given:
             raise ConfigError(f"--run takes the seed, rules and policies from the dataset: drop {', '.join(given)}")
-        from cardsim.simcore.output import Dataset
-        from cardsim.simcore.runner import RunConfig
+        from cardsim.simcore.run.output import Dataset
+        from cardsim.simcore.run.runner import RunConfig
 
         meta = Dataset(run_path).meta
         if meta.get("game") != game or meta.get("task") != "play":
@@ -417,7 +417,7 @@ def exact_command(
     is printed when it is narrow. `cardsim summary` of a deal run shows these values
     and the z-score of each simulated rate next to it.
     """
-    from cardsim.simcore.registry import get_spec
+    from cardsim.simcore.framework.registry import get_spec
 
     spec = get_spec(game)
     rules = resolve_rules(game, rules_file, sets)
@@ -513,7 +513,7 @@ def resume_command(
 @app.command("verify")
 def verify_command(path: Path = typer.Argument(..., help="dataset directory")) -> None:
     """Check a dataset: manifest vs parts, row counts, checksums, metadata. Exit 1 on any problem."""
-    from cardsim.simcore.output import Dataset, verify
+    from cardsim.simcore.run.output import Dataset, verify
 
     problems = verify(path)
     if problems:

@@ -1,6 +1,6 @@
 """The game-specific command-line flags, built from every game's ``GameSpec.options``.
 
-A game declares its own task options once (:class:`~cardsim.simcore.spec.OptionSpec`:
+A game declares its own task options once (:class:`~cardsim.simcore.framework.spec.OptionSpec`:
 name, task, help, type, short flag); :func:`with_game_options` adds one flag per
 declared option to a command, its help naming the games that take it, and the
 command receives the values in ``**game_options``. A game given an option it does not
@@ -13,7 +13,7 @@ from typing import Annotated, Any, Callable, Optional
 
 import typer
 
-from cardsim.simcore import registry
+from cardsim.simcore.framework import registry
 
 
 def declared_options(task: str) -> dict[str, tuple[Any, list[str]]]:

@@ -168,7 +168,7 @@ class _LazyProgress:
     at the end one line says how many compiled in how long."""
 
     def __init__(self, enabled: bool, description: str, total: int):
-        from cardsim.simcore.runner import Stopwatch
+        from cardsim.simcore.run.runner import Stopwatch
 
         console = stderr_console()
         self.enabled = enabled and (console.is_terminal or console.is_jupyter)

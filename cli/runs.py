@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any, List, Optional
 
 from cardsim.cli.render import print_summary
-from cardsim.simcore import registry
-from cardsim.simcore.config import ConfigError, Interrupted
+from cardsim.simcore.framework import registry
+from cardsim.simcore.framework.config import ConfigError, Interrupted
 
 
 _COUNT_RE = re.compile(r"^\s*(\d[\d_]*(?:\.\d+)?(?:[eE]\+?\d+)?)\s*([kKmMgG]?)\s*$")
@@ -99,7 +99,7 @@ _CUSTOM_METRICS: list[str] = []
 
 def check_custom_metrics(refs: List[str]) -> list[str]:
     """Load every ``--metric`` function once before running (errors exit 2 up front)."""
-    from cardsim.simcore.custom import load_function
+    from cardsim.simcore.framework.custom import load_function
 
     for ref in refs:
         load_function(ref, "--metric")
@@ -122,7 +122,7 @@ def _validated_setup(game: str, task: str, n: int, sets: List[str], rules_file: 
                      options: dict[str, Any], chunk_size: Optional[int], default_chunk: Optional[int] = None):
     """The task, resolved rules, normalised options and chunk size of a run, every one
     validated (ConfigError otherwise). ``default_chunk`` overrides the task's default."""
-    from cardsim.simcore import lifecycle
+    from cardsim.simcore.run import lifecycle
 
     spec = registry.get_task(game, task)
     if rules_file is not None:
@@ -164,11 +164,11 @@ def execute_precision_run(game: str, task: str, given_n: Optional[str], max_text
                           chunk_size: Optional[int], quiet: bool, as_json: bool, options: dict[str, Any],
                           backend: str, resume: bool) -> None:
     """``--precision``: run chunks in index order until the targets are precise enough,
-    then write exactly those chunks as the dataset (see :mod:`cardsim.simcore.precision`)."""
+    then write exactly those chunks as the dataset (see :mod:`cardsim.simcore.run.precision`)."""
     from cardsim.api import _finished
-    from cardsim.simcore import lifecycle
-    from cardsim.simcore.precision import DEAL_CHUNK, describe, final_config, run_to_precision
-    from cardsim.simcore.runner import RunConfig, set_threads
+    from cardsim.simcore.run import lifecycle
+    from cardsim.simcore.run.precision import DEAL_CHUNK, describe, final_config, run_to_precision
+    from cardsim.simcore.run.runner import RunConfig, set_threads
 
     if given_n is not None:
         raise ConfigError(f"give --precision with --max N (a cap), not {'--deals' if task == 'deal' else '--games'}")
@@ -181,7 +181,7 @@ def execute_precision_run(game: str, task: str, given_n: Optional[str], max_text
                        options=options)
     set_threads(threads)
     if out is not None:
-        from cardsim.simcore.output import check_output_path
+        from cardsim.simcore.run.output import check_output_path
 
         check_output_path(out, overwrite)
     show = not quiet and sys.stderr.isatty()

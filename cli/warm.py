@@ -12,8 +12,8 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from cardsim.simcore import registry
-from cardsim.simcore.config import RunFailed
+from cardsim.simcore.framework import registry
+from cardsim.simcore.framework.config import RunFailed
 
 #: the small runs that compile each task's kernels, longest first (they start first)
 _WARM_ARGS = {
@@ -43,7 +43,7 @@ def warm_commands(games: list[str], tasks: list[str], jobs: int, quiet: bool) ->
     RunFailed
         One of the runs failed (its last stderr line is quoted).
     """
-    from cardsim.simcore.spec import resolve_ref
+    from cardsim.simcore.framework.spec import resolve_ref
 
     start = time.perf_counter()
     for game in games:  # the lookup tables a game builds in plain Python, once, before the processes

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from cardsim.simcore import registry
+from cardsim.simcore.framework import registry
 
 #: Modules that cost a few hundred ms each to import and that listing games never needs.
 HEAVY = ("numba", "pandas", "pyarrow")
@@ -23,7 +23,7 @@ def _heavy_modules_after(code: str) -> list[str]:
 
 @pytest.mark.parametrize("game", registry.game_names())
 def test_spec_and_rules_import_no_kernels(game):
-    code = (f"from cardsim.cli.main import main\nfrom cardsim.simcore import registry\n"
+    code = (f"from cardsim.cli.main import main\nfrom cardsim.simcore.framework import registry\n"
             f"spec = registry.get_spec({game!r}); spec.rules_cls().to_dict(); spec.title\n"
             f"import contextlib, io\nwith contextlib.redirect_stdout(io.StringIO()):\n"
             f"    assert main(['rules', {game!r}]) == 0")
@@ -38,7 +38,7 @@ def test_help_imports_no_kernels():
 
 def test_lazy_pieces_resolve_and_are_checked():
     """A spec's text references import on first use and are checked then (wrong game, not a task)."""
-    from cardsim.simcore.spec import GameSpec, MetricSpec
+    from cardsim.simcore.framework.spec import GameSpec, MetricSpec
     from cardsim.simcore.tienlen.rules import TienLenRules
 
     spec = GameSpec(name="tienlen", title="t", rules_cls=TienLenRules,

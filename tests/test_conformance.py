@@ -1,6 +1,6 @@
 """Conformance: every registered game passes the same checks, through the CLI.
 
-Adding a game (its package plus one line in ``simcore/registry.py``) makes this module
+Adding a game (its package plus one line in ``simcore/framework/registry.py``) makes this module
 run it: deal and play end to end, summary and report, replay and single-game reruns
 equal to the dataset, reproducibility across threads and chunk sizes, every declared
 policy playable, cards conserved, metrics fit for experiments and ladders, bad input
@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 from cardsim import analysis
-from cardsim.simcore import registry
-from cardsim.simcore.runner import RunConfig
+from cardsim.simcore.framework import registry
+from cardsim.simcore.run.runner import RunConfig
 from cli_helpers import run
 
 GAMES = registry.game_names()
@@ -59,7 +59,7 @@ def test_cards_are_conserved(game, players):
     """Every card of the deck is in exactly one place at the end of every game, for each
     declared policy (the game's :attr:`GameSpec.ledger`, read from the kernel's own
     final state or move log)."""
-    from cardsim.simcore.spec import resolve_ref
+    from cardsim.simcore.framework.spec import resolve_ref
 
     spec = registry.get_spec(game)
     assert spec.ledger, f"{game} declares no card ledger"

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cardsim.simcore import custom_events
+from cardsim.simcore.framework import custom_events
 from cardsim.simcore.tienlen.rules import TienLenRules
 from cli_helpers import run
 

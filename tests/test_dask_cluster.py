@@ -13,8 +13,8 @@ import pytest
 pytest.importorskip("dask.distributed")
 
 from cardsim import analysis  # noqa: E402
-from cardsim.simcore.output import PartialRun, verify  # noqa: E402
-from cardsim.simcore.runner import RunConfig, write_chunk  # noqa: E402
+from cardsim.simcore.run.output import PartialRun, verify  # noqa: E402
+from cardsim.simcore.run.runner import RunConfig, write_chunk  # noqa: E402
 from cli_helpers import run  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

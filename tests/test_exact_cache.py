@@ -6,9 +6,9 @@ from fractions import Fraction
 
 import pytest
 
-from cardsim.simcore import exact_cache
-from cardsim.simcore.registry import get_spec
-from cardsim.simcore.spec import resolve_ref
+from cardsim.simcore.framework import exact_cache
+from cardsim.simcore.framework.registry import get_spec
+from cardsim.simcore.framework.spec import resolve_ref
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from cardsim import analysis
-from cardsim.simcore.config import ConfigError
+from cardsim.simcore.framework.config import ConfigError
 from cardsim.simcore.tienlen.cards import hand_str
 from cli_helpers import run
 

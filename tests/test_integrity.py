@@ -15,10 +15,10 @@ import pandas as pd
 import pytest
 
 from cardsim import analysis
-from cardsim.simcore import lifecycle
-from cardsim.simcore.config import ConfigError
-from cardsim.simcore.output import PartialRun, verify
-from cardsim.simcore.runner import RunConfig, write_chunk
+from cardsim.simcore.run import lifecycle
+from cardsim.simcore.framework.config import ConfigError
+from cardsim.simcore.run.output import PartialRun, verify
+from cardsim.simcore.run.runner import RunConfig, write_chunk
 from cli_helpers import run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -209,7 +209,7 @@ def test_edited_manifest_of_an_unfinished_run_is_detected(tmp_path, capsys):
 
 
 def test_parts_and_directories_are_fsynced(tmp_path, monkeypatch):
-    import cardsim.simcore.output as output
+    import cardsim.simcore.run.output as output
 
     synced = []
     real_fsync = os.fsync
@@ -226,7 +226,7 @@ def test_parts_and_directories_are_fsynced(tmp_path, monkeypatch):
 
 # ------------------------------------------------------------------ one writer per output
 
-HOLD_LOCK = ("import sys, time\nfrom pathlib import Path\nfrom cardsim.simcore.lifecycle import OutputLock\n"
+HOLD_LOCK = ("import sys, time\nfrom pathlib import Path\nfrom cardsim.simcore.run.lifecycle import OutputLock\n"
              "lock = OutputLock(Path(sys.argv[1])).acquire()\nprint('locked', flush=True)\ntime.sleep(120)\n")
 
 
@@ -292,7 +292,7 @@ def test_tilde_in_out_is_expanded_once(tmp_path, capsys, monkeypatch):
 
 
 def test_full_disk_while_writing_run_json(tmp_path, capsys, monkeypatch):
-    import cardsim.simcore.output as output
+    import cardsim.simcore.run.output as output
 
     real = output.write_durably
 

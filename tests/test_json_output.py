@@ -11,7 +11,7 @@ import pytest
 from cardsim import analysis
 from cardsim.analysis.tables import ANY_SEAT
 from cardsim.cli.render import json_records
-from cardsim.simcore.intervals import wilson
+from cardsim.simcore.primitives.intervals import wilson
 from cli_helpers import run
 
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from cardsim import analysis
 from cli_helpers import run
-from cardsim.simcore.output import verify
+from cardsim.simcore.run.output import verify
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -146,7 +146,7 @@ def test_resume_flag_checks_settings(tmp_path, capsys, monkeypatch):
 
 
 def test_full_disk_keeps_finished_parts(tmp_path, capsys, monkeypatch):
-    import cardsim.simcore.output as output
+    import cardsim.simcore.run.output as output
 
     real_replace = output.os.replace
     calls = {"n": 0}

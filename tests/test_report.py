@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from cardsim.analysis.report import _cell, _render_table, ci_decimals, display_table
-from cardsim.simcore.config import rule_text
+from cardsim.simcore.framework.config import rule_text
 from cli_helpers import run
 
 

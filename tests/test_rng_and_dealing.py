@@ -5,8 +5,8 @@ import math
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.maskdeal import deal_groups, random_subset, split_plan
-from cardsim.simcore.rng import game_key, randbelow, shuffle_plan, shuffle_plan_host, shuffle_prefix
+from cardsim.simcore.primitives.maskdeal import deal_groups, random_subset, split_plan
+from cardsim.simcore.primitives.rng import game_key, randbelow, shuffle_plan, shuffle_plan_host, shuffle_prefix
 from cardsim.simcore.tienlen.deal import deal_hands
 
 

@@ -1,5 +1,5 @@
 """Play summaries: a count's interval never goes below zero; other means are not clipped."""
-from cardsim.simcore.summarize import SummaryAccumulator
+from cardsim.simcore.framework.summarize import SummaryAccumulator
 
 
 def test_count_interval_clipped_at_its_smallest_value():

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from cardsim.analysis.compare import robustness
-from cardsim.simcore.experiment import parse_experiment, read_experiment
-from cardsim.simcore.config import ConfigError
+from cardsim.simcore.study.experiment import parse_experiment, read_experiment
+from cardsim.simcore.framework.config import ConfigError
 from cli_helpers import run
 
 SWEEP = """

@@ -12,7 +12,7 @@
 - :mod:`~cardsim.simcore.rummy.search`: the determinized Monte Carlo search policy.
 - :mod:`~cardsim.simcore.rummy.play`: the turn loop, games, chunks, the Python entry points.
 - :mod:`~cardsim.simcore.rummy.log`: move-log kinds and replay text.
-- :mod:`~cardsim.simcore.rummy.reference`: the readable pure-Python engine.
+- :mod:`~cardsim.references.rummy`: the readable pure-Python engine.
 - :mod:`~cardsim.simcore.rummy.tasks`, :mod:`~cardsim.simcore.rummy.summary`,
   :mod:`~cardsim.simcore.rummy.spec`: the CLI's tasks, summaries and GameSpecs.
 """

@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.bits import lowest_bit, popcount
+from cardsim.simcore.primitives.bits import lowest_bit, popcount
 from cardsim.simcore.rummy.cards import RANK_POINTS
 
 _U1 = np.uint64(1)

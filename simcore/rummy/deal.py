@@ -5,7 +5,7 @@ independent deal whose RNG stream is ``game_key(seed, i * R + r)``, so any round
 deal can be replayed alone and counts do not depend on chunking or threads.
 
 Layout of round ``r``'s shuffled pack (``H`` cards each, ``P`` players, ``K`` draws),
-a partial Fisher-Yates (:func:`simcore.rng.shuffle_prefix_planned`) of the two-deck
+a partial Fisher-Yates (:func:`simcore.primitives.rng.shuffle_prefix_planned`) of the two-deck
 pack, only as deep as needed:
 
 - seat ``s`` holds ``deck[s*H : (s+1)*H]``;
@@ -23,8 +23,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.blocks import block_bounds, run_blocks
-from cardsim.simcore.rng import game_key, randbelow, shuffle_plan_host, shuffle_prefix_planned
+from cardsim.simcore.run.blocks import block_bounds, run_blocks
+from cardsim.simcore.primitives.rng import game_key, randbelow, shuffle_plan_host, shuffle_prefix_planned
 from cardsim.simcore.rummy.cards import add_card, make_deck
 from cardsim.simcore.rummy.melds import contract_ok
 

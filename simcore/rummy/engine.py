@@ -2,7 +2,7 @@
 
 One shared core for Loba and Continental; the games differ by the parameter vector
 (:func:`kernel_params`, generated from the rules class with
-:func:`cardsim.simcore.config.param_layout`) and the meld rules ``mp``.
+:func:`cardsim.simcore.framework.config.param_layout`) and the meld rules ``mp``.
 
 State
 -----

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.bits import popcount
+from cardsim.simcore.primitives.bits import popcount
 from cardsim.simcore.rummy.cards import RANK_POINTS
 from cardsim.simcore.rummy.contract import _U1, RANK_COL, RUN, TRIO, _next_window, _rank_count, _take
 

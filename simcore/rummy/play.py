@@ -11,7 +11,7 @@ and :mod:`cardsim.simcore.rummy.search`.
 Randomness
 ----------
 Round ``r`` (of ``R``) of game ``i`` is a pure function of ``(seed, i, r)``: the pack is
-fully shuffled (:func:`simcore.rng.shuffle_prefix_planned`) from the stream
+fully shuffled (:func:`simcore.primitives.rng.shuffle_prefix_planned`) from the stream
 ``game_key(seed, i * R + r)`` (the stream the deal statistics use) and the random
 policy, stock reshuffles and everything else of that round keep drawing from the same
 stream. Rounds are independent, so a game or a round can be replayed alone and results
@@ -58,8 +58,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.blocks import run_blocks
-from cardsim.simcore.rng import game_key, search_key, shuffle_plan_host, shuffle_prefix_planned
+from cardsim.simcore.run.blocks import run_blocks
+from cardsim.simcore.primitives.rng import game_key, search_key, shuffle_plan_host, shuffle_prefix_planned
 from cardsim.simcore.rummy.cards import make_deck
 from cardsim.simcore.rummy.engine import advance, apply_decision, deal_round, finish_round, reach_markers
 from cardsim.simcore.rummy.log import L_ROUND, LOG_CAP, _log, format_log
@@ -68,8 +68,8 @@ from cardsim.simcore.rummy.search import search_choose
 from cardsim.simcore.rummy.state import (DEFAULT_MAX_TURNS, I_CAPPED, I_CLOSED1, I_RESHUFFLES, I_TURNS,  # noqa: F401
                                          I_WENT_OUT, N_INFO, N_SEAT, P_CLAIMS, P_EXACT, P_EXTEND, P_PLAYERS, P_ROUNDS,
                                          S_CLAIMS, S_DOWN, S_POINTS, V_NM, V_NPILE, V_SP, kernel_params, new_state)
-from cardsim.simcore.tasks import policy_budgets, seat_budgets
-from cardsim.simcore.tasks import policy_codes as _policy_codes
+from cardsim.simcore.framework.tasks import policy_budgets, seat_budgets
+from cardsim.simcore.framework.tasks import policy_codes as _policy_codes
 
 
 # ----------------------------------------------------------------------------- kernels
@@ -130,7 +130,7 @@ def _play_game(seed, index, prm, mp, rk, rm, rh, pol, bud, cseat, reach, deck_ba
 def _play_block(seed, start, g0, count, prm, mp, rk, rm, rh, pol, bud, cseat, reach, deck_base, sizes, products, info,
                 seatout, log, log_on):
     """Games ``start + g0 .. start + g0 + count - 1`` serially into their rows of ``info`` / ``seatout``
-    (GIL released: :func:`cardsim.simcore.blocks.run_blocks` runs blocks on threads)."""
+    (GIL released: :func:`cardsim.simcore.run.blocks.run_blocks` runs blocks on threads)."""
     R = prm[P_ROUNDS]
     for g in range(g0, g0 + count):
         _play_game(seed, start + g, prm, mp, rk, rm, rh, pol, bud, cseat, reach, deck_base, sizes, products,
@@ -167,7 +167,7 @@ def rounds_of(rules):
 
 
 def policy_codes(policies, players: int) -> np.ndarray:
-    """Policies as int64 codes per seat (see :func:`simcore.tasks.policy_codes`)."""
+    """Policies as int64 codes per seat (see :func:`simcore.framework.tasks.policy_codes`)."""
     return _policy_codes(policies, players, POLICIES)
 
 

@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
-from cardsim.simcore.rng import randbelow
+from cardsim.simcore.primitives.rng import randbelow
 from cardsim.simcore.rummy.cards import JOKER, card_points
 from cardsim.simcore.rummy.contract import _search_sorted as _search
 from cardsim.simcore.rummy.contract import contract_ok

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from cardsim.simcore.config import ConfigError, Rules, Switch
+from cardsim.simcore.framework.config import ConfigError, Rules, Switch
 
 # ----------------------------------------------------------------------------- Loba
 #: Contract codes: nT = n tríos, nE = n escaleras. The first six are the seed's rounds,

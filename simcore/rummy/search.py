@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.rng import next_u64, randbelow
+from cardsim.simcore.primitives.rng import next_u64, randbelow
 from cardsim.simcore.rummy.cards import add_card, card_points, remove_card
 from cardsim.simcore.rummy.contract import _search_sorted as _search
 from cardsim.simcore.rummy.contract import contract_ok

@@ -1,8 +1,8 @@
-"""Loba's and Continental's :class:`~cardsim.simcore.spec.GameSpec` (one rummy core, two rule sets)."""
+"""Loba's and Continental's :class:`~cardsim.simcore.framework.spec.GameSpec` (one rummy core, two rule sets)."""
 from __future__ import annotations
 
 from cardsim.simcore.rummy.rules import ContinentalRules, LobaRules
-from cardsim.simcore.spec import GameSpec, MetricSpec, OptionSpec
+from cardsim.simcore.framework.spec import GameSpec, MetricSpec, OptionSpec
 
 #: Tasks, summary and metrics are imported on first use (they load numba, pandas and
 #: pyarrow); listing games or printing rules needs only this module and the rules.
@@ -28,7 +28,7 @@ def _rummy_spec(name: str, title: str, rules_cls, deal: str, play: str, play_rat
     return GameSpec(name=name, title=title, rules_cls=rules_cls, deal=f"{_PACKAGE}.tasks:{deal}",
                     play=f"{_PACKAGE}.tasks:{play}", summary=f"{_PACKAGE}.summary:play_summary",
                     metrics=_METRICS, options=_OPTIONS, rules_doc=f"docs/rules/{name}.md",
-                    ledger=f"{_PACKAGE}.log:card_ledger",
+                    ledger=f"{_PACKAGE}.replay:card_ledger",
                     throughput={"deal": 5e5, "play": play_rate})  # per second and core, conservative
 
 

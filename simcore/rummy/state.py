@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.config import Rules, param_layout
+from cardsim.simcore.framework.config import Rules, param_layout
 
 # ----------------------------------------------------------------------------- parameters
 #: The kernel parameter vector (shared by both games; values per game in :func:`kernel_params`).

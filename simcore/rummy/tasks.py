@@ -36,9 +36,9 @@ from typing import Any, Mapping
 
 import pyarrow as pa
 
-from cardsim.simcore.config import ConfigError
+from cardsim.simcore.framework.config import ConfigError
 from cardsim.simcore.rummy.rules import ContinentalRules, LobaRules
-from cardsim.simcore.tasks import TABLE_SEAT, DealTaskBase, PlayTaskBase, grid_counts_table, policy_budgets
+from cardsim.simcore.framework.tasks import TABLE_SEAT, DealTaskBase, PlayTaskBase, grid_counts_table, policy_budgets
 
 #: The play policies (codes: :data:`cardsim.simcore.rummy.policies.POLICIES`, the same order).
 POLICY_NAMES = ("random", "heuristic", "search")
@@ -186,7 +186,7 @@ class RummyPlayTask(PlayTaskBase):
         return {"hands": pa.table(hands), "matches": pa.table(cols["matches"])}
 
     def replay(self, seed: int, index: int, rules, options: Mapping[str, Any]) -> list[str]:
-        from cardsim.simcore.rummy.log import replay_game
+        from cardsim.simcore.rummy.replay import replay_game
 
         policies, seats, mt = self._args(options)
         return replay_game(seed, index, rules, policies, seats, mt)

@@ -1,16 +1,16 @@
 """Tiến Lên deal kernel: random deals, instant-win predicates and deal statistics.
 
 Hands are 52-bit masks (``uint64``, bit = 4·rank + suit). Deal ``i`` of a run is a
-pure function of ``(seed, i)`` (see :mod:`simcore.rng`), uniform over all ways to
-give each seat ``cards_per_player`` cards (see :mod:`simcore.maskdeal`).
+pure function of ``(seed, i)`` (see :mod:`simcore.primitives.rng`), uniform over all ways to
+give each seat ``cards_per_player`` cards (see :mod:`simcore.primitives.maskdeal`).
 """
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.blocks import block_bounds, run_blocks
-from cardsim.simcore.bits import popcount
-from cardsim.simcore.maskdeal import deal_groups, split_plan
-from cardsim.simcore.rng import game_key
+from cardsim.simcore.run.blocks import block_bounds, run_blocks
+from cardsim.simcore.primitives.bits import popcount
+from cardsim.simcore.primitives.maskdeal import deal_groups, split_plan
+from cardsim.simcore.primitives.rng import game_key
 from cardsim.simcore.tienlen.rules import INSTANT_WIN_KINDS
 
 # Per-rank bit planes: bit 4r of each mask stands for rank r.
@@ -116,7 +116,7 @@ def hand_flags_colour(hand, black):
 
 
 def deal_plan(players, cards_per_player):
-    """Split plan (see :mod:`simcore.maskdeal`) for one seat group per player plus the undealt rest."""
+    """Split plan (see :mod:`simcore.primitives.maskdeal`) for one seat group per player plus the undealt rest."""
     sizes = [cards_per_player] * players
     rest = 52 - players * cards_per_player
     if rest:

@@ -41,9 +41,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.bits import highest_bit, lowest_bit, popcount
-from cardsim.simcore.config import param_layout
-from cardsim.simcore.movelog import log_record
+from cardsim.simcore.primitives.bits import highest_bit, lowest_bit, popcount
+from cardsim.simcore.framework.config import param_layout
+from cardsim.simcore.primitives.movelog import log_record
 from cardsim.simcore.tienlen.deal import first_leader, hand_flags_colour, rank_planes, resolve_instant_win
 from cardsim.simcore.tienlen.log import LOG_DEAL, LOG_INSTANT, LOG_LEAD, LOG_OUT, LOG_PASS, LOG_PLAY
 from cardsim.simcore.tienlen.moves import allowed_classes, count_moves, is_bomb_class

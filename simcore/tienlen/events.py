@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange, types
 
-from cardsim.simcore.custom_events import HandsSpec
+from cardsim.simcore.framework.custom_events import HandsSpec
 
 
 def _hands(seed, start, count, rules):

@@ -1,6 +1,6 @@
-"""Tiến Lên move-log kinds (shared ``simcore.movelog`` records) and the replay text.
+"""Tiến Lên move-log kinds (shared ``simcore.primitives.movelog`` records) and the replay text.
 
-Every record is ``(kind, seat, a, b, c, d)`` (:mod:`cardsim.simcore.movelog`); the
+Every record is ``(kind, seat, a, b, c, d)`` (:mod:`cardsim.simcore.primitives.movelog`); the
 payload per kind:
 
 ==============  =====  ==========================================================
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardsim.simcore.movelog import F_A, F_B, F_C, F_KIND, F_SEAT
+from cardsim.simcore.primitives.movelog import F_A, F_B, F_C, F_KIND, F_SEAT
 from cardsim.simcore.tienlen.cards import hand_str
 from cardsim.simcore.tienlen.moves import class_name
 from cardsim.simcore.tienlen.rules import INSTANT_WIN_KINDS
@@ -58,34 +58,3 @@ def format_log(log: np.ndarray, n: int, row: dict, players: int, suit_order: str
     lines.append(f"places: {places}")
     lines.append(f"points: {points}")
     return lines
-
-
-def card_ledger(seed: int, start: int, count: int, rules, policies) -> tuple[np.ndarray, np.ndarray]:
-    """Where the 52 cards are at the end of games ``start .. start+count-1`` (the
-    conformance suite's conservation check, see :class:`~cardsim.simcore.spec.GameSpec`).
-
-    Returns ``(deck int64[52], where int64[count, players + 2, 52])``: ``deck`` is one
-    of each card; place ``s < players`` is seat ``s``'s hand (its dealt cards minus the
-    cards the move log shows it playing: negative if it played a card it did not hold,
-    or one card twice), place ``players`` the cards played, place ``players + 1`` the
-    cards not dealt (fewer than four players; negative if a card was dealt twice).
-    """
-    from cardsim.simcore.tienlen.play import play_logged
-
-    P = rules.players
-    _, log, nlog = play_logged(seed, start, count, rules, policies)
-    deck = np.ones(52, np.int64)
-    where = np.zeros((count, P + 2, 52), np.int64)
-    where[:, P + 1] = 1
-    bits = np.arange(52, dtype=np.uint64)
-    for g in range(count):
-        for rec in log[g, :nlog[g]]:
-            kind, seat, mask = int(rec[F_KIND]), int(rec[F_SEAT]), np.uint64(rec[F_A])
-            cards = ((mask >> bits) & np.uint64(1)).astype(np.int64)
-            if kind == LOG_DEAL:
-                where[g, seat] += cards
-                where[g, P + 1] -= cards
-            elif kind == LOG_PLAY:
-                where[g, seat] -= cards
-                where[g, P] += cards
-    return deck, where

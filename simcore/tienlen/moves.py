@@ -17,7 +17,7 @@ highest card id) is ``>= min_top``. Within a class the plays are counted and *un
 without building lists (per-rank nibble tables, products over rank windows), so the
 random policy draws a uniform legal move with two cheap walks and no allocation.
 
-Move order (used by the random policy and mirrored by :mod:`simcore.tienlen.reference`):
+Move order (used by the random policy and mirrored by :mod:`references.tienlen`):
 plays sorted by ``(class id, mask as an integer)``, then the pass (when allowed) last.
 
 Bomb ladders (the spec's ``chop_rules``), besides "same class, higher top card":
@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.bits import lowest_bit, popcount
+from cardsim.simcore.primitives.bits import lowest_bit, popcount
 from cardsim.simcore.tienlen.deal import rank_planes
 
 N_CLASSES = 24

@@ -33,11 +33,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.blocks import run_blocks
-from cardsim.simcore.movelog import LOG_WIDTH
-from cardsim.simcore.rng import search_key
-from cardsim.simcore.tasks import seat_budgets
-from cardsim.simcore.tasks import policy_codes as _policy_codes
+from cardsim.simcore.run.blocks import run_blocks
+from cardsim.simcore.primitives.movelog import LOG_WIDTH
+from cardsim.simcore.primitives.rng import search_key
+from cardsim.simcore.framework.tasks import seat_budgets
+from cardsim.simcore.framework.tasks import policy_codes as _policy_codes
 from cardsim.simcore.tienlen.deal import deal_into, deal_plan, hand_flags, hand_flags_colour
 from cardsim.simcore.tienlen.engine import (META_DTYPES, META_NAMES, N_META, N_SEAT, P_K, P_PLAYERS, PARAMS,
                                             RUN_DONE, SEAT_DTYPES, SEAT_NAMES, ST_SIZE, ST_TURN, ST_WINNER,
@@ -131,7 +131,7 @@ def kernel_params(rules: TienLenRules, games_per_match: int = 1) -> np.ndarray:
 
 
 def policy_codes(policies, players: int) -> np.ndarray:
-    """Policies as int64 codes per seat (see :func:`simcore.tasks.policy_codes`)."""
+    """Policies as int64 codes per seat (see :func:`simcore.framework.tasks.policy_codes`)."""
     return _policy_codes(policies, players, POLICIES)
 
 
@@ -254,16 +254,3 @@ def instant_flags(hands, black: int | None = None) -> list[int]:
     if black is None:
         return [int(hand_flags(np.uint64(h))) for h in hands]
     return [int(hand_flags_colour(np.uint64(h), np.uint64(black))) for h in hands]
-
-
-def replay_game(seed: int, index: int, rules: TienLenRules, policies,
-                games_per_match: int = 1) -> list[str]:
-    """The text of game ``index`` exactly as :func:`play_chunk` plays it: the deal, every
-    move, trick leads, players going out, places and points. Games of a match before
-    ``index`` are replayed first (the previous winner leads)."""
-    K = int(games_per_match)
-    m0 = index - index % K
-    cols, log, nlog = play_logged(seed, m0, index - m0 + 1, rules, policies, K)
-    row = {k: v[-1].item() for k, v in cols.items()}
-    head = [f"game {index} (match {index // K}, game {index - m0 + 1} of the match), seed {seed}"]
-    return head + format_log(log[-1], int(nlog[-1]), row, rules.players, rules.suit_order)

@@ -30,8 +30,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.bits import highest_bit, lowest_bit, popcount
-from cardsim.simcore.rng import randbelow
+from cardsim.simcore.primitives.bits import highest_bit, lowest_bit, popcount
+from cardsim.simcore.primitives.rng import randbelow
 from cardsim.simcore.tienlen.deal import rank_planes
 from cardsim.simcore.tienlen.moves import (CLS_DSEQ3, CLS_SEQ3, CLS_SINGLE, _choices, _pick, _windows, class_k,
                                            class_len, count_moves, is_bomb_class, unrank_class, unrank_move)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from cardsim.simcore.config import ConfigError, Rules, Switch
+from cardsim.simcore.framework.config import ConfigError, Rules, Switch
 
 #: Instant-win kinds in priority order (highest first), as in the spec.
 INSTANT_WIN_KINDS = (

@@ -31,8 +31,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.movelog import LOG_WIDTH
-from cardsim.simcore.rng import shuffle_prefix
+from cardsim.simcore.primitives.movelog import LOG_WIDTH
+from cardsim.simcore.primitives.rng import shuffle_prefix
 from cardsim.simcore.tienlen.engine import (N_META, N_SEAT, P_PLAYERS, P_SCORING, RUN_DONE, SCORING_PER_CARD,
                                             ST_ACTIVE, ST_FLOOR, ST_NCARDS, ST_PLACE, ST_PLAYED, ST_REQ, ST_SIZE,
                                             ST_TABLE_CLS, ST_TURN, decide_and_apply, opponents_min, run_turns,

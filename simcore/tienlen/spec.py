@@ -1,7 +1,7 @@
-"""Tiến Lên's :class:`~cardsim.simcore.spec.GameSpec`: its rules, tasks, policies, summary and metrics."""
+"""Tiến Lên's :class:`~cardsim.simcore.framework.spec.GameSpec`: its rules, tasks, policies, summary and metrics."""
 from __future__ import annotations
 
-from cardsim.simcore.spec import GameSpec, MetricSpec, OptionSpec
+from cardsim.simcore.framework.spec import GameSpec, MetricSpec, OptionSpec
 from cardsim.simcore.tienlen.rules import TienLenRules
 
 #: Tasks, summary and metrics are imported on first use (they load numba, pandas and
@@ -24,7 +24,7 @@ SPEC = GameSpec(
                                                    "points add up)", kind=int, short="-k", metavar="K"),),
     rules_doc="docs/rules/tienlen.md",
     exact=f"{_PACKAGE}.exact:exact_table",
-    ledger=f"{_PACKAGE}.log:card_ledger",
+    ledger=f"{_PACKAGE}.replay:card_ledger",
     hands=f"{_PACKAGE}.events:HANDS",
     throughput={"deal": 5e6, "play": 5e4},  # deals or games per second and core, conservative
 )

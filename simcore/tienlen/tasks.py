@@ -6,8 +6,8 @@ from typing import Any, Mapping
 import numpy as np
 import pyarrow as pa
 
-from cardsim.simcore.config import ConfigError
-from cardsim.simcore.tasks import DealTaskBase, PlayTaskBase, grid_counts_table, policy_budgets
+from cardsim.simcore.framework.config import ConfigError
+from cardsim.simcore.framework.tasks import DealTaskBase, PlayTaskBase, grid_counts_table, policy_budgets
 from cardsim.simcore.tienlen import deal as kernel
 from cardsim.simcore.tienlen.policies import POLICIES
 from cardsim.simcore.tienlen.rules import INSTANT_WIN_KINDS, TienLenRules
@@ -100,7 +100,7 @@ class PlayTask(PlayTaskBase):
 
     def replay(self, seed: int, index: int, rules: TienLenRules, options: Mapping[str, Any]) -> list[str]:
         """Lines describing game ``index`` move by move, as the kernel played it."""
-        from cardsim.simcore.tienlen.play import replay_game
+        from cardsim.simcore.tienlen.replay import replay_game
 
         return replay_game(seed, index, rules, list(options["policies"]), options["games_per_match"])
 

@@ -234,7 +234,7 @@ def claim_case(hands, card, src: int, is_draw: bool, rules, policies="heuristic"
     """
     import numpy as np
 
-    from cardsim.simcore.movelog import new_log
+    from cardsim.simcore.primitives.movelog import new_log
     from cardsim.simcore.tusac import engine as E
     from cardsim.simcore.tusac.cards import N_TYPES, parse_hand, parse_type
     from cardsim.simcore.tusac.log import LOG_MELD, TAKE_NAMES, format_log

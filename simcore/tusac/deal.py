@@ -4,7 +4,7 @@ Representation
 --------------
 Copies of a type are identical, so the deck is an array of 112 *type ids* (0..27, each
 4 times, see :mod:`.cards`) and a deal is a partial Fisher-Yates shuffle of that
-multiset (:func:`simcore.rng.shuffle_prefix_planned`, batched exact draws, three per
+multiset (:func:`simcore.primitives.rng.shuffle_prefix_planned`, batched exact draws, three per
 32-bit word, see :data:`DRAWS_PER_WORD`): the first ``21 + 20 (players - 1)``
 positions are dealt in consecutive blocks, seat 0 (dealer) first; the rest is the
 stock. The deck is reset to the sorted order before every deal,
@@ -25,16 +25,16 @@ need a memory histogram and per-type loops for the same tests. (The meld engine,
 Counting: each seat's triple / quadruple / full-soldier bits and General bucket form a
 small key (:func:`seat_key`; key 0 = weak hand); one histogram
 increment per seat per deal (plus two for the table) is expanded into events once per
-block, as in the Tiến Lên kernel. Blocks run in parallel (:func:`cardsim.simcore.blocks.run_blocks`); integer sums
+block, as in the Tiến Lên kernel. Blocks run in parallel (:func:`cardsim.simcore.run.blocks.run_blocks`); integer sums
 make the counts independent of the block split and the thread count.
 """
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.arrays import copy1
-from cardsim.simcore.blocks import block_bounds, run_blocks
-from cardsim.simcore.bits import popcount
-from cardsim.simcore.rng import game_key, next_u64, shuffle_plan_host, shuffle_prefix_planned
+from cardsim.simcore.primitives.arrays import copy1
+from cardsim.simcore.run.blocks import block_bounds, run_blocks
+from cardsim.simcore.primitives.bits import popcount
+from cardsim.simcore.primitives.rng import game_key, next_u64, shuffle_plan_host, shuffle_prefix_planned
 from cardsim.simcore.tusac.cards import COPIES, GENERAL_TYPES, N_TYPES, SOLDIER_TYPES
 
 _U1 = np.uint64(1)
@@ -78,8 +78,8 @@ _GEN_KEYS = 1 << GENERAL_BUCKETS
 
 #: Draws batched per 32-bit word. ``112 * 111 * 110 < 2**26``, so groups of 3 keep the
 #: rejection chance of a batch below 2**-11; a constant group size keeps the inner loop
-#: of :func:`simcore.rng.shuffle_prefix_planned` perfectly predicted (about 20 % faster
-#: than :func:`simcore.rng.shuffle_plan_host`'s greedy 3/4 groups). Any grouping is exact.
+#: of :func:`simcore.primitives.rng.shuffle_prefix_planned` perfectly predicted (about 20 % faster
+#: than :func:`simcore.primitives.rng.shuffle_plan_host`'s greedy 3/4 groups). Any grouping is exact.
 DRAWS_PER_WORD = 3
 
 
@@ -126,7 +126,7 @@ _S32 = np.uint64(32)
 
 @njit(cache=True, forceinline=True)
 def _batch_word(state, buffered, spare, product):
-    """One accepted 32-bit batch word, exactly as in :func:`simcore.rng.shuffle_prefix_planned`."""
+    """One accepted 32-bit batch word, exactly as in :func:`simcore.primitives.rng.shuffle_prefix_planned`."""
     while True:
         if buffered:
             word = spare & _LOW32
@@ -144,7 +144,7 @@ def _batch_word(state, buffered, spare, product):
 
 @njit(cache=True, forceinline=True)
 def shuffle4_planned(sa, sb, sc, sd, da, db, dc, dd, group_sizes, products):
-    """:func:`simcore.rng.shuffle_prefix_planned` of four decks at once, draw for draw.
+    """:func:`simcore.primitives.rng.shuffle_prefix_planned` of four decks at once, draw for draw.
 
     Each deck gets exactly the permutation (and each state exactly the final value)
     that ``shuffle_prefix_planned`` gives it alone (tested). One Fisher-Yates step is

@@ -26,9 +26,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.arrays import copy1
-from cardsim.simcore.movelog import log_record
-from cardsim.simcore.rng import randbelow, shuffle_prefix_planned
+from cardsim.simcore.primitives.arrays import copy1
+from cardsim.simcore.primitives.movelog import log_record
+from cardsim.simcore.primitives.rng import randbelow, shuffle_prefix_planned
 from cardsim.simcore.tusac.cards import N_TYPES
 from cardsim.simcore.tusac.claims import (K_QUAD, MAX_OPTS, N_KINDS, meld_options, normal_taker, steal_claimant,
                                           steal_options, win_claim)

@@ -56,7 +56,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.exact_cache import cached_arrays
+from cardsim.simcore.framework.exact_cache import cached_arrays
 from cardsim.simcore.tusac import cards as _cards
 from cardsim.simcore.tusac.cards import N_COLOURS, N_TYPES, SOLDIER, type_id
 

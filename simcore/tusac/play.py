@@ -4,7 +4,7 @@
 Game ``i`` of a run is a pure function of ``(seed, i)``: the deal comes from
 :func:`cardsim.simcore.tusac.deal.deal_into`; redeals (mulligans), stock draws and the
 random policy keep drawing from the same SplitMix64 stream; a search seat draws from the
-game's separate search stream (:func:`cardsim.simcore.rng.search_key`), so the deal, the
+game's separate search stream (:func:`cardsim.simcore.primitives.rng.search_key`), so the deal, the
 stock and the other seats' random choices are the same whatever the seats' policies. Any
 chunking, thread count or replay reproduces a game exactly.
 
@@ -57,11 +57,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.blocks import run_blocks
-from cardsim.simcore.movelog import LOG_WIDTH
-from cardsim.simcore.rng import search_key
-from cardsim.simcore.tasks import DEFAULT_SEARCH_BUDGET, seat_budgets
-from cardsim.simcore.tasks import policy_codes as _policy_codes
+from cardsim.simcore.run.blocks import run_blocks
+from cardsim.simcore.primitives.movelog import LOG_WIDTH
+from cardsim.simcore.primitives.rng import search_key
+from cardsim.simcore.framework.tasks import DEFAULT_SEARCH_BUDGET, seat_budgets
+from cardsim.simcore.framework.tasks import policy_codes as _policy_codes
 from cardsim.simcore.tusac.cards import N_TYPES
 from cardsim.simcore.tusac.claims import MAX_OPTS, N_KINDS
 from cardsim.simcore.tusac.deal import BASE_DECK, deal_plan
@@ -149,7 +149,7 @@ def _play_block_unlogged(seed, start, count, prm, pol, budgets, g_sizes, g_produ
 # ----------------------------------------------------------------------------------
 
 def policy_codes(policies, players: int) -> np.ndarray:
-    """Policies as int64 codes per seat (see :func:`cardsim.simcore.tasks.policy_codes`)."""
+    """Policies as int64 codes per seat (see :func:`cardsim.simcore.framework.tasks.policy_codes`)."""
     return _policy_codes(policies, players, POLICIES)
 
 

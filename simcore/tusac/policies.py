@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.rng import randbelow
+from cardsim.simcore.primitives.rng import randbelow
 from cardsim.simcore.tusac.cards import N_TYPES
 from cardsim.simcore.tusac.melds import TYPE_PART, TYPE_POS, part_state
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from cardsim.simcore.config import ConfigError, Rules, Switch, param_layout
+from cardsim.simcore.framework.config import ConfigError, Rules, Switch, param_layout
 
 STEALS = ("on", "off", "win_only")
 GENERAL_STEALS = ("quad_only", "never")

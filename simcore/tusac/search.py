@@ -23,7 +23,7 @@ At a decision of seat ``d`` (the engine stops there, :func:`.engine.advance`):
    random stream per world (paired comparisons).
 4. **Choice**: most wins for ``d``, then most points (the game's payments).
 
-The search's randomness is the game's search stream (:func:`cardsim.simcore.rng.search_key`
+The search's randomness is the game's search stream (:func:`cardsim.simcore.primitives.rng.search_key`
 of the game, advanced across its decisions), never the game's own stream.
 """
 from __future__ import annotations
@@ -31,9 +31,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.arrays import copy1, copy2
-from cardsim.simcore.movelog import LOG_WIDTH
-from cardsim.simcore.rng import next_u64, randbelow
+from cardsim.simcore.primitives.arrays import copy1, copy2
+from cardsim.simcore.primitives.movelog import LOG_WIDTH
+from cardsim.simcore.primitives.rng import next_u64, randbelow
 from cardsim.simcore.tusac.cards import N_TYPES
 from cardsim.simcore.tusac.claims import MAX_OPTS, N_KINDS
 from cardsim.simcore.tusac.engine import (C_CARD, C_DRAW, C_NLOG, C_NSTOCK, C_PHASE, C_WINNER, C_WSCORE,

@@ -1,7 +1,7 @@
-"""Tứ Sắc's :class:`~cardsim.simcore.spec.GameSpec`: its rules, tasks, policies, summary and metrics."""
+"""Tứ Sắc's :class:`~cardsim.simcore.framework.spec.GameSpec`: its rules, tasks, policies, summary and metrics."""
 from __future__ import annotations
 
-from cardsim.simcore.spec import GameSpec, MetricSpec
+from cardsim.simcore.framework.spec import GameSpec, MetricSpec
 from cardsim.simcore.tusac.rules import TuSacRules
 
 #: Tasks, summary and metrics are imported on first use (they load numba, pandas and
@@ -22,7 +22,7 @@ SPEC = GameSpec(
     },
     rules_doc="docs/rules/tusac.md",
     exact=f"{_PACKAGE}.exact:exact_table",
-    ledger=f"{_PACKAGE}.log:card_ledger",
+    ledger=f"{_PACKAGE}.replay:card_ledger",
     hands=f"{_PACKAGE}.events:HANDS",
     tables=f"{_PACKAGE}.play:tables",
     throughput={"deal": 2.5e6, "play": 2e4},  # deals or games per second and core, conservative

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from cardsim.simcore.output import Dataset
-from cardsim.simcore.summarize import SummaryAccumulator, seat_columns
+from cardsim.simcore.run.output import Dataset
+from cardsim.simcore.framework.summarize import SummaryAccumulator, seat_columns
 
 
 def play_summary(dataset: Dataset) -> pd.DataFrame:

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 import numpy as np
 import pyarrow as pa
 
-from cardsim.simcore.tasks import TABLE_SEAT, DealTaskBase, PlayTaskBase, counts_table, policy_budgets
+from cardsim.simcore.framework.tasks import TABLE_SEAT, DealTaskBase, PlayTaskBase, counts_table, policy_budgets
 from cardsim.simcore.tusac import deal as kernel
 from cardsim.simcore.tusac.policies import POLICIES
 from cardsim.simcore.tusac.rules import TuSacRules
@@ -102,7 +102,7 @@ class PlayTask(PlayTaskBase):
     @staticmethod
     def replay(seed: int, index: int, rules: TuSacRules, options: Mapping[str, Any]) -> list[str]:
         """Lines describing game ``index`` move by move, as the kernel played it."""
-        from cardsim.simcore.tusac.log import replay_game
+        from cardsim.simcore.tusac.replay import replay_game
 
         return replay_game(seed, index, rules, list(options["policies"]))
 

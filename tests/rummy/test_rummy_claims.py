@@ -7,7 +7,7 @@ import pytest
 
 from cardsim.simcore.rummy import log as L
 from cardsim.simcore.rummy import play as G
-from cardsim.simcore.rummy import reference as ref
+from references import rummy as ref
 from cardsim.simcore.rummy.cards import card_code, make_deck
 from cardsim.simcore.rummy.rules import ContinentalRules
 from cardsim.simcore.rummy.rules import LobaRules

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import cardsim.simcore.registry as registry
-from cardsim.simcore.config import ConfigError
-from cardsim.simcore.runner import RunConfig, run_chunk
+import cardsim.simcore.framework.registry as registry
+from cardsim.simcore.framework.config import ConfigError
+from cardsim.simcore.run.runner import RunConfig, run_chunk
 from cardsim.simcore.rummy import deal as D
 from cardsim.simcore.rummy.cards import hand_planes, make_deck
 from cardsim.simcore.rummy.rules import ContinentalRules

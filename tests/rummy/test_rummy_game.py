@@ -7,14 +7,15 @@ import numba
 import numpy as np
 import pytest
 
-import cardsim.simcore.registry as registry
+import cardsim.simcore.framework.registry as registry
 from cardsim.simcore.rummy import log as L
+from cardsim.simcore.rummy.replay import replay_game
 from cardsim.simcore.rummy import play as G
-from cardsim.simcore.rummy import reference as ref
+from references import rummy as ref
 from cardsim.simcore.rummy.cards import make_deck
 from cardsim.simcore.rummy.rules import ContinentalRules
 from cardsim.simcore.rummy.rules import LobaRules
-from cardsim.simcore.runner import RunConfig, run_chunk
+from cardsim.simcore.run.runner import RunConfig, run_chunk
 
 MIX = ["heuristic", "random", "heuristic", "random"]
 
@@ -196,7 +197,7 @@ def test_replay_matches_play_chunk(rules):
     P = rules.players
     t = G.play_chunk(8, 0, 3, rules, MIX)
     for g in range(3):
-        lines = L.replay_game(8, g, rules, MIX)
+        lines = replay_game(8, g, rules, MIX)
         pts = [[] for _ in range(P)]
         for line in lines:
             if line.startswith("points seat"):
@@ -212,7 +213,7 @@ def test_replay_matches_play_chunk(rules):
         assert n_out == int((t["hands"]["went_out"][g * R:(g + 1) * R] >= 0).sum())
     spec = registry.get_task(rules.GAME, "play")
     opts = spec.parse_options(rules, {"policy": ",".join(MIX)})
-    assert spec.replay(8, 1, rules, opts) == L.replay_game(8, 1, rules, MIX)
+    assert spec.replay(8, 1, rules, opts) == replay_game(8, 1, rules, MIX)
 
 
 @pytest.mark.parametrize("rules", [LobaRules(), ContinentalRules()])

@@ -7,15 +7,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import cardsim.simcore.registry as registry
-from cardsim.simcore.runner import RunConfig, run_chunk
+import cardsim.simcore.framework.registry as registry
+from cardsim.simcore.run.runner import RunConfig, run_chunk
 from cardsim.simcore.rummy import deal as D
 from cardsim.simcore.rummy import engine as E
 from cardsim.simcore.rummy import log as L
+from cardsim.simcore.rummy.replay import replay_game
 from cardsim.simcore.rummy import play as G
 from cardsim.simcore.rummy import state as S
 from cardsim.simcore.rummy import melds as M
-from cardsim.simcore.rummy import reference as ref
+from references import rummy as ref
 from cardsim.simcore.rummy.cards import JOKER, card_code, hand_planes, make_deck, planes_cards
 from cardsim.simcore.rummy.rules import ContinentalRules
 from cardsim.simcore.rummy.rules import LOBA_CONTRACTS, LobaRules
@@ -188,7 +189,7 @@ def test_contracts_order_in_play_and_replay():
             st = G.round_state(3, index, r, rules, "heuristic")
             downs = [row[2] for row in st["log"].tolist() if row[0] == L.L_LAYDOWN]
             assert downs and all(d == n for d in downs)
-    lines = L.replay_game(3, 0, rules, "heuristic")
+    lines = replay_game(3, 0, rules, "heuristic")
     heads = [x for x in lines if x.startswith("== round")]
     assert heads[0].startswith("== round 1 (r1_3T)") and heads[1].startswith("== round 2 (r2_2T)")
 

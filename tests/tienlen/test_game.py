@@ -6,9 +6,10 @@ import numba
 import numpy as np
 import pytest
 
-from cardsim.simcore.tienlen import reference as ref
+from references import tienlen as ref
 from cardsim.simcore.tienlen.log import LOG_DEAL, LOG_INSTANT, LOG_LEAD, LOG_OUT, LOG_PASS, LOG_PLAY
-from cardsim.simcore.tienlen.play import instant_flags, play_chunk, play_hands, play_logged, replay_game
+from cardsim.simcore.tienlen.play import instant_flags, play_chunk, play_hands, play_logged
+from cardsim.simcore.tienlen.replay import replay_game
 from cardsim.simcore.tienlen.rules import INSTANT_WIN_KINDS, TienLenRules
 
 CONFIGS = [

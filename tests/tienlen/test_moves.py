@@ -4,7 +4,7 @@ import random
 import numpy as np
 import pytest
 
-from cardsim.simcore.tienlen import reference as ref
+from references import tienlen as ref
 from cardsim.simcore.tienlen.cards import parse_cards
 from cardsim.simcore.tienlen.moves import CLS_DSEQ3, CLS_SINGLE, CLS_TRIPLE, classify, legal_moves
 

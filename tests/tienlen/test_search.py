@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from cardsim.simcore.tienlen.engine import ST_FLOOR, ST_NCARDS, ST_PLAYED
-from cardsim.simcore.tienlen.play import deal_with_state, play_chunk, play_hands, replay_game
+from cardsim.simcore.tienlen.play import deal_with_state, play_chunk, play_hands
+from cardsim.simcore.tienlen.replay import replay_game
 from cardsim.simcore.tienlen.rules import TienLenRules
 from cardsim.simcore.tienlen.search import MAX_CANDIDATES, decide, search_position
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cardsim.simcore.tusac import reference as ref
+from references import tusac as ref
 from cardsim.simcore.tusac.cards import N_TYPES, parse_hand, parse_type
 from cardsim.simcore.tusac.claims import (MAX_OPTS, claim_case, meld_options, normal_taker, steal_claimant,
                                           win_claim)

@@ -12,8 +12,8 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 import _exact as E  # noqa: E402
 
-from cardsim.simcore.config import ConfigError  # noqa: E402
-from cardsim.simcore.runner import RunConfig, run_chunk  # noqa: E402
+from cardsim.simcore.framework.config import ConfigError  # noqa: E402
+from cardsim.simcore.run.runner import RunConfig, run_chunk  # noqa: E402
 from cardsim.simcore.tusac import deal  # noqa: E402
 from cardsim.simcore.tusac.cards import GENERAL_TYPES, SOLDIER_TYPES  # noqa: E402
 from cardsim.simcore.tusac.tasks import DEAL as TASK  # noqa: E402
@@ -245,7 +245,7 @@ def test_task_interface():
 
 from numba import njit  # noqa: E402
 
-from cardsim.simcore.rng import game_key, shuffle_prefix_planned  # noqa: E402
+from cardsim.simcore.primitives.rng import game_key, shuffle_prefix_planned  # noqa: E402
 from cardsim.simcore.tusac.deal import BASE_DECK, deal4_into  # noqa: E402  (numba cannot inline module attributes)
 
 
@@ -267,7 +267,7 @@ def _lanes_vs_reference(seed, n, group_sizes, products):
 
 
 def test_four_lane_shuffle_is_draw_for_draw_identical_to_rng():
-    from cardsim.simcore.rng import shuffle_plan
+    from cardsim.simcore.primitives.rng import shuffle_plan
     _, g, p = deal.deal_plan(4)
     assert (g == 3).all() and g.sum() == 81 and int(p.max()) < 2**26
     assert _lanes_vs_reference(np.uint64(123), 40_000, g, p) == 0  # ~1 % of deals hit a batch rejection

@@ -9,10 +9,11 @@ import numba
 import numpy as np
 import pytest
 
-from cardsim.simcore.tusac import reference as ref
+from references import tusac as ref
 from cardsim.simcore.tusac.cards import N_TYPES
 from cardsim.simcore.tusac.log import (KIND_COLS, LOG_DEAL, LOG_DISCARD, LOG_DRAW, LOG_MELD, LOG_MULLIGAN,
-                                       LOG_QUAD, replay_game, rev_types, unpack_counts)
+                                       LOG_QUAD, rev_types, unpack_counts)
+from cardsim.simcore.tusac.replay import replay_game
 from cardsim.simcore.tusac.play import play_chunk, play_logged
 from cardsim.simcore.tusac.melds import MELD_NAMES, evaluate
 from cardsim.simcore.tusac.rules import TuSacRules
@@ -255,9 +256,9 @@ def test_replay_lists_what_the_reference_game_did():
 
 
 def test_runner_and_task_interface():
-    from cardsim.simcore import registry
-    from cardsim.simcore.config import ConfigError
-    from cardsim.simcore.runner import RunConfig, run_chunk
+    from cardsim.simcore.framework import registry
+    from cardsim.simcore.framework.config import ConfigError
+    from cardsim.simcore.run.runner import RunConfig, run_chunk
 
     spec = registry.get_task("tusac", "play")
     rules = rules_of({"players": 3})

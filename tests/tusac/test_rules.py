@@ -1,7 +1,7 @@
 """TuSacRules: defaults = the spec, parsing and validation."""
 import pytest
 
-from cardsim.simcore.config import ConfigError
+from cardsim.simcore.framework.config import ConfigError
 from cardsim.simcore.tusac.rules import TuSacRules
 
 

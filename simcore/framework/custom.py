@@ -4,7 +4,7 @@ Custom game metrics (``cardsim play GAME --metric PATH.py:NAME``) are functions 
 game's row (a dict of its columns) or, vectorised, of a whole per-game table (a
 DataFrame) returning one number per game (bool for a rate). Custom deal events
 (``cardsim deal GAME --event PATH.py:NAME``) are compiled with Numba and run inside the
-deal loop (:mod:`cardsim.simcore.custom_events`). Every problem is a one-line
+deal loop (:mod:`cardsim.simcore.framework.custom_events`). Every problem is a one-line
 :class:`ConfigError`.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from cardsim.simcore.config import ConfigError
+from cardsim.simcore.framework.config import ConfigError
 
 
 def split_ref(ref: str, what: str) -> tuple[Path, str]:

@@ -21,8 +21,8 @@ import math
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.bits import popcount
-from cardsim.simcore.rng import next_u64, randbelow
+from cardsim.simcore.primitives.bits import popcount
+from cardsim.simcore.primitives.rng import next_u64, randbelow
 
 #: Columns of a split-plan row.
 PLAN_PARENT, PLAN_LEFT, PLAN_RIGHT, PLAN_K, PLAN_NUM, PLAN_BITS = range(6)

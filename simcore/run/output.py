@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # imported where used: a command imports pyarrow after its ke
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-from cardsim.simcore.config import ConfigError
+from cardsim.simcore.framework.config import ConfigError
 
 META_KEY = b"cardsim"
 RUN_JSON = "run.json"
@@ -171,7 +171,7 @@ def replace_directory(src: Path, dst: Path, overwrite: bool) -> None:
     """Rename the finished directory ``src`` to ``dst``, replacing an old ``dst`` when allowed.
 
     The old ``dst`` is first renamed to ``.DST.old-*`` (removed afterwards; a kill in
-    between leaves it for :func:`cardsim.simcore.lifecycle.clean_debris`). A symlink
+    between leaves it for :func:`cardsim.simcore.run.lifecycle.clean_debris`). A symlink
     at ``dst`` is replaced, never followed into.
     """
     old = None

@@ -1,5 +1,5 @@
 """The one list of games: ``name -> "module:ATTRIBUTE"`` of the game's
-:class:`~cardsim.simcore.spec.GameSpec` (``SPEC`` when no attribute is named). Adding a game is its package plus one line here.
+:class:`~cardsim.simcore.framework.spec.GameSpec` (``SPEC`` when no attribute is named). Adding a game is its package plus one line here.
 
 Spec modules are imported lazily (on first use) so that ``cardsim --help`` loads no
 kernels; a spec module imports rules and task classes only, never numba code.
@@ -10,7 +10,7 @@ import importlib
 from functools import lru_cache
 from typing import Any
 
-from cardsim.simcore.config import ConfigError
+from cardsim.simcore.framework.config import ConfigError
 
 GAMES: dict[str, str] = {
     "tienlen": "cardsim.simcore.tienlen.spec",
@@ -49,5 +49,5 @@ def tasks_of(game: str) -> list[str]:
 
 
 def get_task(game: str, task: str) -> Any:
-    """The :class:`~cardsim.simcore.tasks.Task` of a game's task, or :class:`ConfigError`."""
+    """The :class:`~cardsim.simcore.framework.tasks.Task` of a game's task, or :class:`ConfigError`."""
     return get_spec(game).task(task)

@@ -41,8 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cardsim.simcore import registry
-from cardsim.simcore.config import ConfigError
+from cardsim.simcore.framework import registry
+from cardsim.simcore.framework.config import ConfigError
 
 _SPEC_KEYS = {"name", "game", "task", "n", "seed", "chunk_size", "baseline", "arms", "description", "metrics",
               "policies", "sweep", "custom_metrics", "custom_events"}
@@ -128,7 +128,7 @@ def parse_experiment(data: dict[str, Any], source: str = "spec", n_override: int
     if chunk_size is not None and (not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or chunk_size <= 0):
         raise ConfigError(f"{source}: chunk_size must be a positive integer")
 
-    from cardsim.simcore.registry import get_spec
+    from cardsim.simcore.framework.registry import get_spec
 
     required_options = get_spec(game).metric_spec(task).required_options
     baseline = _table(data.get("baseline"), f"{source}: [baseline]")
@@ -205,7 +205,7 @@ def parse_experiment(data: dict[str, Any], source: str = "spec", n_override: int
 def _custom_refs(data: dict[str, Any], source: str, task: str, key: str, game: str = "") -> tuple[str, ...]:
     """``custom_metrics`` (play) or ``custom_events`` (deal) = ``["file.py:name"]``, paths
     relative to the spec file; each is loaded (events: compiled) once to check it."""
-    from cardsim.simcore.custom import load_function, split_ref
+    from cardsim.simcore.framework.custom import load_function, split_ref
 
     refs = data.get(key, [])
     if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
@@ -219,7 +219,7 @@ def _custom_refs(data: dict[str, Any], source: str, task: str, key: str, game: s
         path, name = split_ref(ref, key)
         full = f"{(path if path.is_absolute() else base / path).resolve()}:{name}"
         if key == "custom_events":
-            from cardsim.simcore.custom_events import compile_event
+            from cardsim.simcore.framework.custom_events import compile_event
 
             compile_event(game, full)
         else:
@@ -261,8 +261,8 @@ def check_metric_names(experiment: Experiment, source: str) -> None:
         return
     import dataclasses
 
-    from cardsim.simcore.custom import metric_name
-    from cardsim.simcore.runner import run_chunk
+    from cardsim.simcore.framework.custom import metric_name
+    from cardsim.simcore.run.runner import run_chunk
 
     config = dataclasses.replace(strength_runs(experiment)[0][1][0], n=1, chunk_size=1)
     metric = registry.get_spec(experiment.game).metric_spec(experiment.task)
@@ -302,7 +302,7 @@ def read_experiment(path: str | Path, n_override: int | None = None, seed_overri
 
 def arm_configs(experiment: Experiment):
     """One :class:`RunConfig` per arm (baseline first), all with the same seed and chunking."""
-    from cardsim.simcore.runner import RunConfig
+    from cardsim.simcore.run.runner import RunConfig
 
     return [RunConfig(game=experiment.game, task=experiment.task, rules=arm.rules, n=experiment.n,
                       seed=experiment.seed, chunk_size=experiment.chunk_size, options=arm.options)
@@ -312,7 +312,7 @@ def arm_configs(experiment: Experiment):
 def strength_runs(experiment: Experiment):
     """``[(strength, [RunConfig per arm, baseline first])]``: one entry per strength, or
     ``[("", arm_configs(...))]`` when the spec sets no ``policies``."""
-    from cardsim.simcore.runner import RunConfig
+    from cardsim.simcore.run.runner import RunConfig
 
     if not experiment.strengths:
         return [("", arm_configs(experiment))]
@@ -325,6 +325,6 @@ def strength_runs(experiment: Experiment):
 
 
 def write_experiment_json(out: Path, experiment: Experiment) -> None:
-    from cardsim.simcore.output import EXPERIMENT_JSON
+    from cardsim.simcore.run.output import EXPERIMENT_JSON
 
     (out / EXPERIMENT_JSON).write_text(json.dumps(experiment.to_dict(), ensure_ascii=False, indent=2) + "\n")

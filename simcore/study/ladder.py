@@ -17,8 +17,8 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from cardsim.simcore.config import ConfigError
-from cardsim.simcore.registry import get_spec
+from cardsim.simcore.framework.config import ConfigError
+from cardsim.simcore.framework.registry import get_spec
 
 GAME_COLUMNS = ["policy", "seat", "game", "win", "points", "score"]
 
@@ -90,7 +90,7 @@ def play_ladder(config: LadderConfig, on_step: Callable[[int, int], None] | None
 
     ``points`` are the candidate seat's points (penalties in the rummy games).
     """
-    from cardsim.simcore.runner import RunConfig
+    from cardsim.simcore.run.runner import RunConfig
 
     validate(config)
     spec = get_spec(config.game)

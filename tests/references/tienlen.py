@@ -146,7 +146,7 @@ def legal_moves(hand: int, table, **kw) -> list[int]:
     return sorted((m for m in all_combos(hand) if is_legal(hand, m, table, **kw)), key=move_key)
 
 
-# --- random numbers: pure-Python SplitMix64 + Lemire, as simcore.rng ---------------
+# --- random numbers: pure-Python SplitMix64 + Lemire, as simcore.primitives.rng ---------------
 
 def _mix64(z: int) -> int:
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64

@@ -9,9 +9,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from cardsim.simcore import registry
-from cardsim.simcore.config import ConfigError
-from cardsim.simcore.tasks import split_policy
+from cardsim.simcore.framework import registry
+from cardsim.simcore.framework.config import ConfigError
+from cardsim.simcore.framework.tasks import split_policy
 
 #: deals or games per second and core for a task whose GameSpec.throughput is silent
 #: (each game declares its own, conservative; benchmarks/ measure the real ones)

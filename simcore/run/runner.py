@@ -7,7 +7,7 @@ backend (this process, a process pool, a cluster) can execute chunks in any orde
 Because every game's randomness depends only on ``(seed, game index)``, the data do
 not depend on the chunk size, thread count or backend.
 
-Output (see :mod:`simcore.output`) is written to a temporary sibling directory and
+Output (see :mod:`simcore.run.output`) is written to a temporary sibling directory and
 renamed into place only when every chunk has succeeded.
 """
 from __future__ import annotations
@@ -21,8 +21,8 @@ import numba
 import pyarrow as pa
 
 from cardsim.simcore import __version__
-from cardsim.simcore.config import ConfigError, Rules
-from cardsim.simcore.registry import get_task
+from cardsim.simcore.framework.config import ConfigError, Rules
+from cardsim.simcore.framework.registry import get_task
 
 DEFAULT_CHUNK_SIZE = 1 << 22
 
@@ -79,7 +79,7 @@ class RunConfig:
 
         Written to ``manifest.json`` and ``run.json`` and embedded in every part.
         """
-        from cardsim.simcore.output import FORMAT_VERSION
+        from cardsim.simcore.run.output import FORMAT_VERSION
 
         spec = get_task(self.game, self.task)
         return {
@@ -102,7 +102,7 @@ class RunConfig:
     @classmethod
     def from_manifest(cls, manifest: Mapping[str, Any]) -> "RunConfig":
         """Rebuild the config of a run from its manifest (for resume and remote workers)."""
-        from cardsim.simcore.registry import rules_class
+        from cardsim.simcore.framework.registry import rules_class
 
         try:
             rules = rules_class(manifest["game"]).from_settings(manifest["rules"])
@@ -126,8 +126,8 @@ def run_chunk(config: RunConfig, chunk_id: int) -> dict[str, pa.Table]:
         return get_task(config.game, config.task).run_chunk(config, chunk_id)
     import dataclasses
 
-    from cardsim.simcore.custom_events import count_events, event_name
-    from cardsim.simcore.tasks import grid_counts_table
+    from cardsim.simcore.framework.custom_events import count_events, event_name
+    from cardsim.simcore.framework.tasks import grid_counts_table
 
     plain = dataclasses.replace(config, options={k: v for k, v in config.options.items() if k != "events"})
     tables = get_task(config.game, config.task).run_chunk(plain, chunk_id)
@@ -157,7 +157,7 @@ def write_chunk(manifest: Mapping[str, Any], out: str, chunk_id: int, threads: i
     """
     from pathlib import Path
 
-    from cardsim.simcore.output import PartialRun
+    from cardsim.simcore.run.output import PartialRun
 
     if threads is not None:
         set_threads(threads)

@@ -1,6 +1,6 @@
 """Run chunks as Dask tasks (``--backend dask``; needs ``pip install 'cardsim[dask]'``).
 
-Each chunk is one task calling :func:`simcore.runner.write_chunk` on a worker, which
+Each chunk is one task calling :func:`simcore.run.runner.write_chunk` on a worker, which
 writes that chunk's Parquet parts itself; the client only receives row counts, so it
 never holds the results. With ``scheduler=None`` a LocalCluster of ``workers``
 single-threaded processes is started for the run. With a remote scheduler the workers
@@ -19,9 +19,9 @@ import threading
 import uuid
 from typing import Callable
 
-from cardsim.simcore.config import ConfigError
-from cardsim.simcore.output import shorten
-from cardsim.simcore.runner import write_chunk
+from cardsim.simcore.framework.config import ConfigError
+from cardsim.simcore.run.output import shorten
+from cardsim.simcore.run.runner import write_chunk
 
 #: Seconds to wait for a remote scheduler.
 CONNECT_TIMEOUT = "10s"
@@ -95,7 +95,7 @@ def connect(scheduler: str | None, workers: int | None):
 
 def execute_dask(run, chunk_ids: list[int], scheduler: str | None = None, workers: int | None = None,
                  threads_per_task: int = 1, on_chunk: Callable[[int, int], None] | None = None) -> None:
-    """Run ``chunk_ids`` of a :class:`~simcore.output.PartialRun` on a Dask cluster.
+    """Run ``chunk_ids`` of a :class:`~simcore.run.output.PartialRun` on a Dask cluster.
 
     On Ctrl-C the submitted tasks are cancelled and the cluster is closed silently
     before ``KeyboardInterrupt`` propagates; finished parts stay on disk.

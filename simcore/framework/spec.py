@@ -1,6 +1,6 @@
 """What makes a game a game: the :class:`GameSpec` each game declares in its own ``spec.py``.
 
-A game package registers itself with one line in :data:`cardsim.simcore.registry.GAMES`;
+A game package registers itself with one line in :data:`cardsim.simcore.framework.registry.GAMES`;
 everything else (rules class, tasks, policies, summary, experiment metrics, its own
 command-line options, its rules document) is declared here, in one frozen record.
 
@@ -15,10 +15,10 @@ import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from cardsim.simcore.config import Rules
+from cardsim.simcore.framework.config import Rules
 
 if TYPE_CHECKING:  # the task module imports numpy; a spec needs it only once a task is used
-    from cardsim.simcore.tasks import DealTaskBase, PlayTaskBase, Task
+    from cardsim.simcore.framework.tasks import DealTaskBase, PlayTaskBase, Task
 
 
 def resolve_ref(ref: str) -> Any:
@@ -145,7 +145,7 @@ class GameSpec:
     title : str
         One line for ``cardsim games``.
     rules_cls : type
-        The game's frozen :class:`~cardsim.simcore.config.Rules` subclass.
+        The game's frozen :class:`~cardsim.simcore.framework.config.Rules` subclass.
     deal, play : Task or str
         The ``deal`` and ``play`` tasks (or their ``"module:attribute"``, imported on first use).
     summary : callable or str
@@ -171,7 +171,7 @@ class GameSpec:
         game, or per round where a game is a match of deals). Cards are conserved when
         every ``where[g].sum(axis=0) == deck`` and no count is negative.
     hands : str
-        ``"module:attribute"`` of the game's :class:`~cardsim.simcore.custom_events.HandsSpec`
+        ``"module:attribute"`` of the game's :class:`~cardsim.simcore.framework.custom_events.HandsSpec`
         (the hand a user's own deal event receives, ``--event``); empty when the game
         takes no custom events yet.
     tables : str
@@ -181,7 +181,7 @@ class GameSpec:
     throughput : mapping
         ``{task: runs per second on one core}``, rough (deals for ``deal``, games or
         rounds for ``play``), for the time estimate that refuses runs that cannot finish
-        (:mod:`cardsim.simcore.estimate`); a task missing here is estimated at 1,000/s.
+        (:mod:`cardsim.simcore.run.estimate`); a task missing here is estimated at 1,000/s.
     """
 
     name: str
@@ -217,7 +217,7 @@ class GameSpec:
     def _check_piece(self, name: str, value: Any) -> None:
         """Raise TypeError unless ``value`` fits as this spec's ``name`` (a task of this
         game taking the game's declared options, or a callable summary)."""
-        from cardsim.simcore.tasks import Task
+        from cardsim.simcore.framework.tasks import Task
 
         problems = []
         if name == "summary":
@@ -245,13 +245,13 @@ class GameSpec:
             if ref and not callable(resolve_ref(ref)):
                 raise TypeError(f"GameSpec {self.name!r}: {piece} {ref!r} is not callable")
         if self.hands:
-            from cardsim.simcore.custom_events import HandsSpec
+            from cardsim.simcore.framework.custom_events import HandsSpec
 
             if not isinstance(resolve_ref(self.hands), HandsSpec):
                 raise TypeError(f"GameSpec {self.name!r}: hands {self.hands!r} is not a HandsSpec")
 
     def task(self, name: str) -> "Task":
-        from cardsim.simcore.config import ConfigError
+        from cardsim.simcore.framework.config import ConfigError
 
         if name == "deal":
             return self.deal
@@ -267,17 +267,17 @@ class GameSpec:
         """Exact deal probabilities for ``rules`` (see ``exact``), or ConfigError.
 
         Computed once per rules and code version, then read from memory or the user
-        cache directory (:mod:`cardsim.simcore.exact_cache`): the same fractions.
+        cache directory (:mod:`cardsim.simcore.framework.exact_cache`): the same fractions.
         """
-        from cardsim.simcore.config import ConfigError
-        from cardsim.simcore.exact_cache import cached_exact_rows
+        from cardsim.simcore.framework.config import ConfigError
+        from cardsim.simcore.framework.exact_cache import cached_exact_rows
 
         if not self.exact:
             raise ConfigError(f"no exact values are available for {self.name} yet")
         return cached_exact_rows(self.name, self.exact, rules, resolve_ref(self.exact))
 
     def metric_spec(self, task: str) -> MetricSpec:
-        from cardsim.simcore.config import ConfigError
+        from cardsim.simcore.framework.config import ConfigError
 
         if task not in self.metrics:
             raise ConfigError(f"experiments are not available for {self.name} {task} "

@@ -51,7 +51,7 @@ def cache_dir() -> Path | None:
 
 def _key(game: str, ref: str, rules) -> str:
     """Hex digest of what the values depend on: game, rules, version and the module's source."""
-    from cardsim.simcore.spec import resolve_ref
+    from cardsim.simcore.framework.spec import resolve_ref
 
     function = resolve_ref(ref)
     module = sys.modules[function.__module__]

@@ -27,8 +27,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from cardsim.simcore.config import ConfigError, RunFailed
-from cardsim.simcore.output import (MAX_NAME_BYTES, PartialRun, check_output_path, partial_path, remove_path,
+from cardsim.simcore.framework.config import ConfigError, RunFailed
+from cardsim.simcore.run.output import (MAX_NAME_BYTES, PartialRun, check_output_path, partial_path, remove_path,
                                     shorten)
 
 #: Prefix of the system-temp folders of runs without ``--out``.
@@ -107,7 +107,7 @@ class OutputLock:
                 fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             except OSError as exc:
                 if not self.path.parent.is_dir():
-                    from cardsim.simcore.output import missing_parent_message
+                    from cardsim.simcore.run.output import missing_parent_message
 
                     raise ConfigError(missing_parent_message(self.path.parent)) from None
                 if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
@@ -269,7 +269,7 @@ def start_run(out: Path, manifest: dict[str, Any], overwrite: bool, resume: bool
 
 def reopen_run(out: Path) -> PartialRun:
     """The unfinished run of ``out`` with its damaged parts deleted (they are redone)."""
-    from cardsim.simcore.runner import RunConfig
+    from cardsim.simcore.run.runner import RunConfig
 
     run = PartialRun.open(out)
     config = RunConfig.from_manifest(run.manifest)  # validates game, task and rules before any work
@@ -288,12 +288,12 @@ def reopen_run(out: Path) -> PartialRun:
 def execute(run: PartialRun, backend: str = "local", scheduler: str | None = None, workers: int | None = None,
             on_chunk: Callable[[int, int], None] | None = None) -> None:
     """Run the missing chunks of ``run``; an OS error (full disk...) becomes one resumable line."""
-    from cardsim.simcore.runner import execute_local
+    from cardsim.simcore.run.runner import execute_local
 
     missing = run.missing_chunks()
     try:
         if backend == "dask":
-            from cardsim.simcore.dask_backend import execute_dask
+            from cardsim.simcore.run.dask_backend import execute_dask
 
             execute_dask(run, missing, scheduler=scheduler, workers=workers, on_chunk=on_chunk)
         else:

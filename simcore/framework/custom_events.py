@@ -22,8 +22,8 @@ from typing import Callable
 import numpy as np
 from numba import njit, prange, types
 
-from cardsim.simcore.config import ConfigError
-from cardsim.simcore.custom import load_function, split_ref
+from cardsim.simcore.framework.config import ConfigError
+from cardsim.simcore.framework.custom import load_function, split_ref
 
 #: Deals evaluated per block (bounds memory: the hands of one block are materialised).
 BLOCK = 1 << 18
@@ -44,8 +44,8 @@ class HandsSpec:
 def game_hands(game: str) -> HandsSpec:
     """The game's :class:`HandsSpec` (its ``GameSpec.hands``); ConfigError when the game
     has none yet."""
-    from cardsim.simcore import registry
-    from cardsim.simcore.spec import resolve_ref
+    from cardsim.simcore.framework import registry
+    from cardsim.simcore.framework.spec import resolve_ref
 
     spec = registry.get_spec(game)
     if not spec.hands:

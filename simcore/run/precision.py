@@ -16,9 +16,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from cardsim.simcore.config import ConfigError
-from cardsim.simcore.intervals import Z95, wilson
-from cardsim.simcore.registry import get_spec
+from cardsim.simcore.framework.config import ConfigError
+from cardsim.simcore.primitives.intervals import Z95, wilson
+from cardsim.simcore.framework.registry import get_spec
 
 #: Chunk size of precision runs when the user does not set one: fine enough to stop
 #: near the target, coarse enough to keep parts few.
@@ -96,7 +96,7 @@ def run_to_precision(config, eps: float, targets: list[str] | None,
     report : dict
         ``{"eps", "targets", "reached", "half_width": {target: w}, "estimate": {target: x}, "max": cap}``.
     """
-    from cardsim.simcore.runner import run_chunk
+    from cardsim.simcore.run.runner import run_chunk
 
     if not (eps > 0 and math.isfinite(eps)):
         raise ConfigError(f"--precision must be a positive number, got {eps}")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardsim.simcore.rng import randbelow, shuffle_prefix_planned
+from cardsim.simcore.primitives.rng import randbelow, shuffle_prefix_planned
 from cardsim.simcore.tusac.cards import N_TYPES
 from cardsim.simcore.tusac.deal import BASE_DECK, deal_into, deal_plan
 from cardsim.simcore.tusac.melds import evaluate

@@ -16,7 +16,7 @@ from collections import OrderedDict
 import numpy as np
 import pandas as pd
 
-from cardsim.simcore.intervals import Z95, wilson
+from cardsim.simcore.primitives.intervals import Z95, wilson
 
 SUMMARY_COLUMNS = ["metric", "group", "n", "value", "ci_low", "ci_high"]
 

@@ -6,7 +6,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pyarrow as pa
 
-from cardsim.simcore.config import ConfigError
+from cardsim.simcore.framework.config import ConfigError
 
 #: The ``seat`` value of table-level ("any seat") rows in counts tables.
 TABLE_SEAT = -1
@@ -77,7 +77,7 @@ class Task:
         """Raise :class:`ConfigError` for unknown or bad options."""
         unknown = set(options) - set(self.option_names())
         if unknown:
-            from cardsim.simcore.spec import option_flag
+            from cardsim.simcore.framework.spec import option_flag
 
             def flags(names):
                 return ", ".join(option_flag(n) for n in sorted(names)) or "none"
@@ -119,13 +119,13 @@ class DealTaskBase(Task):
         return dict(options)  # per_deal is only recorded when asked for (goldens, manifests)
 
     def option_names(self) -> tuple[str, ...]:
-        return (*self.option_defaults, "events")  # events: custom deal events (see simcore.runner)
+        return (*self.option_defaults, "events")  # events: custom deal events (see simcore.run.runner)
 
     def check_options(self, rules, options: Mapping[str, Any]) -> None:
         super().check_options(rules, options)
         events = options.get("events")
         if events is not None:
-            from cardsim.simcore.custom_events import compile_event, event_name
+            from cardsim.simcore.framework.custom_events import compile_event, event_name
 
             if not isinstance(events, (list, tuple)) or not all(isinstance(e, str) for e in events):
                 raise ConfigError("events must be a list of PATH.py:FUNCTION strings")

@@ -1,0 +1,1 @@
+"""Study tools built on runs: experiment specs (arms, strengths, sweeps) and the strength ladder."""
