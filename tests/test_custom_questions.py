@@ -103,6 +103,8 @@ def test_custom_event_is_identical_across_chunks_and_threads(tmp_path, capsys):
 @pytest.mark.parametrize("body,message", [
     ("def ev(hand):\n    return hand.no_such_attribute > 0\n", "does not compile"),
     ("def ev(hand):\n    return hand * 1.5\n", "must return a bool"),
+    ("def ev(hand):\n    return 3\n", "must return a bool"),  # an int counted every deal as a hit
+    ("def ev(hand):\n    return hand & 1\n", "must return a bool"),
     ("import nosuchmodule_x\ndef ev(hand):\n    return True\n", "fails to import"),
 ])
 def test_bad_custom_events_exit_2(body, message, tmp_path, capsys):

@@ -69,11 +69,11 @@ def compile_event(game: str, ref: str):
 
 def _compile_event(game: str, ref: str):
     hands = game_hands(game)
-    import numba
     from numba.core.errors import NumbaError
+    from numba.extending import is_jitted
 
     function = load_function(ref, "--event")
-    dispatcher = function if isinstance(function, numba.core.registry.CPUDispatcher) else njit(function)
+    dispatcher = function if is_jitted(function) else njit(function)
     argument = hands.argument
     try:
         dispatcher.compile((argument,))
@@ -83,7 +83,7 @@ def _compile_event(game: str, ref: str):
     except Exception as exc:
         raise ConfigError(f"--event {ref}: fails to compile: {type(exc).__name__}: {_first_numba_line(exc)}") from None
     result = dispatcher.nopython_signatures[-1].return_type
-    if not isinstance(result, (types.Boolean, types.Integer)):
+    if not isinstance(result, types.Boolean):  # an integer would count every nonzero value as a hit
         raise ConfigError(f"--event {ref}: must return a bool for one hand, returns {result}")
     return dispatcher
 

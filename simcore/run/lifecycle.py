@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from cardsim.simcore.framework.config import ConfigError, RunFailed
-from cardsim.simcore.run.output import (MAX_NAME_BYTES, PartialRun, check_output_path, partial_path, remove_path,
+from cardsim.simcore.run.output import (MAX_NAME_BYTES, PartialRun, check_output_path, partial_path, refuse_current_folder, remove_path,
                                     shorten)
 
 #: Prefix of the system-temp folders of runs without ``--out``.
@@ -45,6 +45,7 @@ def resolve_out(out: str | os.PathLike) -> Path:
     if not text or "\x00" in text:
         raise ConfigError(f"invalid output path {shorten(repr(text))}")
     path = Path(os.path.abspath(os.path.expanduser(text)))
+    refuse_current_folder(path)
     size = len(os.fsencode(path.name))
     if size > MAX_NAME_BYTES:
         raise ConfigError(f"output name too long ({size} bytes; at most {MAX_NAME_BYTES}): {shorten(path.name)}")

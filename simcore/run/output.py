@@ -130,6 +130,19 @@ def missing_parent_message(parent: Path, what: str = "output directory's parent"
     return f"{what} does not exist: {parent} (create it first: mkdir -p {shlex.quote(str(parent))})"
 
 
+def refuse_current_folder(path: Path) -> None:
+    """Refuse an output that is the current folder or a folder above it (``--out .``, or
+    ``--out ''``, which the command line reads as ``.``): replacing it would take the
+    folder the shell is in away."""
+    try:
+        here = Path.cwd()
+    except OSError:  # the current folder was removed: nothing to protect
+        return
+    if path == here or path in here.parents:
+        raise ConfigError(f"--out {shorten(str(path))} is the current folder or one above it: "
+                          "write to a new folder inside it (e.g. --out runs/NAME)")
+
+
 def check_output_path(out: str | os.PathLike, overwrite: bool) -> Path:
     """Validate an output directory before any work is done; raise :class:`ConfigError`.
 
@@ -139,6 +152,7 @@ def check_output_path(out: str | os.PathLike, overwrite: bool) -> Path:
     if not text or "\x00" in text:
         raise ConfigError(f"invalid output path {shorten(repr(text))}")
     path = Path(os.path.abspath(os.path.expanduser(text)))
+    refuse_current_folder(path)
     if len(os.fsencode(path.name)) > MAX_NAME_BYTES:
         raise ConfigError(f"output name too long ({len(os.fsencode(path.name))} bytes; at most {MAX_NAME_BYTES}): "
                           f"{shorten(path.name)}")

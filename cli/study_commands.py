@@ -1,0 +1,156 @@
+"""The commands that study results: ``ladder``, ``exact``, ``summary``, ``experiment``, ``report``."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+try:  # recent typer vendors click; older releases depend on it
+    pass
+except ImportError:  # pragma: no cover
+    pass
+
+from cardsim.cli.render import (_exact_text, print_comparison, print_ladder,
+                                print_plain_table, print_summary, print_sweep)
+from cardsim.cli.runs import (check_custom_metrics, parse_count, parse_seed, resolve_rules, say_drawn_seed)
+
+from cardsim.cli.app import app
+from cardsim.cli.params import (ThreadsOpt, SetsOpt, RulesFileOpt, QuietOpt, GameArg, SeedOpt, OverwriteOpt, MetricOpt)
+
+
+LADDER_POLICIES_HELP = ("candidate policies, comma-separated (default: the game's policies plus "
+                        "search:16 and search:64)")
+
+
+@app.command("ladder")
+def ladder_command(
+    game: GameArg,
+    policies: Optional[str] = typer.Option(None, "--policies", help=LADDER_POLICIES_HELP),
+    field: str = typer.Option("heuristic", "--field", help="the policy of every other seat"),
+    games: str = typer.Option("2000", "--games", "-n", help="deals per candidate and seat (each deal is played "
+                                                            "with the candidate in every seat)"),
+    seed: SeedOpt = None,
+    threads: ThreadsOpt = None,
+    sets: SetsOpt = [],
+    rules_file: RulesFileOpt = None,
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="write ladder.json, ratings.parquet and "
+                                                                 "games.parquet into this new folder"),
+    overwrite: OverwriteOpt = False,
+    quiet: QuietOpt = False,
+    as_json: bool = typer.Option(False, "--json", help="print the rating table as JSON records"),
+) -> None:
+    """Rate policies against a fixed field: each candidate plays every seat on the same deals.
+
+    Prints win rate and points of the candidate's seat, its score against the field
+    (fraction of field players it finished ahead of) and a Bradley–Terry rating on the
+    Elo scale (field = 0) with 95% intervals. `cardsim report DIR` draws the skill trace
+    (rating against search budget).
+    """
+    from cardsim import api
+
+    result = api.ladder(game, policies=policies, field=field, games=parse_count(games, "--games"),
+                        seed=parse_seed(seed), rules=None, out=out, overwrite=overwrite, threads=threads,
+                        progress=not quiet, sets=sets, rules_file=rules_file)
+    table, config = result.summary(), result.meta
+    print_ladder(table, as_json)
+    if as_json or quiet:
+        say_drawn_seed()
+    sys.stdout.flush()
+    if not as_json and not quiet:
+        where = f", written to {out}" if out is not None else ""
+        sys.stderr.write(f"{game} ladder: field {config['field']}, {config['n']:,} deals x "
+                         f"{config['players']} seats per policy, seed={config['seed']}{where}\n")
+
+
+@app.command("exact")
+def exact_command(
+    game: GameArg,
+    sets: SetsOpt = [],
+    rules_file: RulesFileOpt = None,
+    as_json: bool = typer.Option(False, "--json", help="JSON records: event, seat (-1: any seat), exact_low, "
+                                                       "exact_high"),
+) -> None:
+    """Exact probabilities of deal events, for the configured rules (players, cards, deck).
+
+    Computed by dynamic programmes / generating functions, not simulation. Where the
+    table ("any seat") value has no cheap exact form, a guaranteed bracket [low, high]
+    is printed when it is narrow. `cardsim summary` of a deal run shows these values
+    and the z-score of each simulated rate next to it.
+    """
+    from cardsim.simcore.framework.registry import get_spec
+
+    spec = get_spec(game)
+    rules = resolve_rules(game, rules_file, sets)
+    rows = spec.exact_rows(rules)
+    if as_json:
+        records = [{"event": e, "seat": -1 if s == "any" else int(s), "exact_low": float(lo), "exact_high": float(hi)}
+                   for e, s, lo, hi in rows]  # seat -1: the table ("any seat"), as in `deal --json`
+        sys.stdout.write(json.dumps(records) + "\n")
+        return
+    table = [(e, str(s), _exact_text(float(lo), float(hi)), "exact" if lo == hi else "bracket")
+             for e, s, lo, hi in rows]
+    print_plain_table(("event", "seat", "probability", "kind"), table, right=(1, 2))
+
+
+@app.command("summary")
+def summary_command(
+    path: Path = typer.Argument(..., help="dataset directory written with --out"),
+    as_json: bool = typer.Option(False, "--json", help="JSON array of records: deal runs event, seat (-1: any "
+                                                       "seat), count, n, rate, ci_low, ci_high (+ exact_low, "
+                                                       "exact_high, z); play runs metric, group, n, value, "
+                                                       "ci_low, ci_high"),
+    metrics: MetricOpt = [],
+) -> None:
+    """Print the summary table of a saved dataset (plus your own --metric functions)."""
+    from cardsim import analysis
+
+    print_summary(analysis.summary(path, metrics=check_custom_metrics(metrics)), as_json)
+
+
+@app.command("experiment")
+def experiment_command(
+    spec_file: Path = typer.Argument(..., help="experiment spec (TOML): game, task, n, seed, [baseline], [[arms]]"),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="write each arm's dataset and the comparison here"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace an existing experiment at --out"),
+    n: Optional[str] = typer.Option(None, "--n", "-n", help="override the spec's number of games per arm"),
+    seed: Optional[str] = typer.Option(None, "--seed", help="override the spec's seed"),
+    threads: ThreadsOpt = None,
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
+    as_json: bool = typer.Option(False, "--json", help="print the comparison as JSON records"),
+) -> None:
+    """Run a baseline and its arms on the same deals and compare them game by game.
+
+    Every arm uses the same seed, so game i starts from the same deal in all arms
+    (common random numbers); differences get a paired 95% interval, much tighter than
+    two independent runs (whose interval is printed too, for reference).
+    """
+    from cardsim import api
+
+    result = api.experiment(spec_file, n=n, seed=seed, out=out, overwrite=overwrite, threads=threads,
+                            progress=not quiet)
+    if "sweep" in result.tables and not as_json:
+        print_sweep(result.tables["sweep"])
+    print_comparison(result.tables["comparison"], as_json)
+    if not as_json and not quiet:
+        meta = result.meta
+        where = f", written to {result.path}" if result.path is not None else ""
+        sys.stderr.write(f"{meta['name']}: {meta['game']} {meta['task']}, n={meta['n']:,} per arm, "
+                         f"seed={meta['seed']}{where}\n")
+
+
+@app.command("report")
+def report_command(
+    paths: List[Path] = typer.Argument(..., help="run datasets and/or experiment directories"),
+    out: Path = typer.Option(Path("report.html"), "--out", "-o", help="report file: .html (self-contained) or .md (+ PNG files)"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace an existing report file (and a .md report's PNG files)"),
+) -> None:
+    """Write a report with tables and plots: a deal run's rates per seat (log scale) beside
+    exact values; a play run's win rates and game lengths; an experiment's arms, comparison
+    table and differences with their intervals, one panel per unit."""
+    from cardsim.analysis.report import build_report
+
+    written = build_report(paths, out, overwrite=overwrite)
+    sys.stderr.write(f"report written to {written}\n")
