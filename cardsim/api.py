@@ -250,13 +250,14 @@ def run_task(game: str, task: str, n: int, seed: Optional[int], rules, options: 
              out: Optional[PathLike] = None, overwrite: bool = False, threads: Optional[int] = None,
              chunk_size: Optional[int] = None, progress: bool = True, metrics: Sequence[str] = (),
              backend: str = "local", scheduler: Optional[str] = None, workers: Optional[int] = None,
-             resume: bool = False, yes: bool = False) -> Result:
+             resume: bool = False, yes: bool = False, read_tables: bool = True) -> Result:
     """Validate everything, run every chunk, write the dataset atomically, read it back.
 
     The one run path of :func:`deal`, :func:`play` and ``cardsim deal/play``; ``rules`` is
     a validated :class:`~cardsim.simcore.framework.config.Rules`. Raises :class:`ConfigError` for bad
     input before anything runs, :class:`Interrupted` on Ctrl-C (with ``out``, the saved
-    chunks stay for ``cardsim resume``).
+    chunks stay for ``cardsim resume``). ``read_tables=False`` leaves ``Result.tables``
+    empty (the command line prints only the summary).
     """
     from cardsim.cli.runs import check_backend
     from cardsim.simcore.run import lifecycle
@@ -278,7 +279,7 @@ def run_task(game: str, task: str, n: int, seed: Optional[int], rules, options: 
             run = lifecycle.start_run(folder / "run", manifest, overwrite=False, resume=False)
             try:
                 _run_missing_chunks(run, backend, scheduler, workers, progress)
-                return _finished(lifecycle.commit(run), None, metrics)
+                return _finished(lifecycle.commit(run), None, metrics, read_tables)
             except KeyboardInterrupt:
                 raise Interrupted("interrupted") from None
             except RunFailed as exc:  # nothing to resume: the temporary folder goes
@@ -294,7 +295,7 @@ def run_task(game: str, task: str, n: int, seed: Optional[int], rules, options: 
             raise Interrupted(f"interrupted; {saved} of {manifest['n_chunks']} chunks are saved: "
                               f"finish with 'cardsim resume {out}'") from None
         path = lifecycle.commit(run, overwrite=overwrite)
-    return _finished(path, path, metrics)
+    return _finished(path, path, metrics, read_tables)
 
 
 def resume(path: PathLike, threads: Optional[int] = None, progress: bool = True, backend: str = "local",
@@ -341,13 +342,13 @@ def load(path: PathLike) -> Result | TableResult:
     return _finished(path, path, [])
 
 
-def _finished(dataset_path: Path, kept: Optional[Path], metrics: Sequence[str]) -> Result:
+def _finished(dataset_path: Path, kept: Optional[Path], metrics: Sequence[str], read_tables: bool = True) -> Result:
     """A committed dataset read into a :class:`Result` (before a temporary folder goes)."""
     from cardsim import analysis
     from cardsim.simcore.run.output import Dataset
 
     dataset = Dataset(dataset_path)
-    tables = {name: dataset.read(name) for name in dataset.meta["tables"]}
+    tables = {name: dataset.read(name) for name in dataset.meta["tables"]} if read_tables else {}
     return Result(tables, dict(dataset.meta), kept, analysis.summary(dataset_path, metrics=list(metrics)))
 
 

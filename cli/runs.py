@@ -148,7 +148,8 @@ def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Opti
     rules = resolve_rules(game, rules_file, sets)
     result = run_task(game, task, n, parse_seed(seed), rules, options, out=out, overwrite=overwrite,
                       threads=threads, chunk_size=chunk_size, progress=not quiet, metrics=_CUSTOM_METRICS,
-                      backend=backend, scheduler=scheduler, workers=workers, resume=resume, yes=_YES[0])
+                      backend=backend, scheduler=scheduler, workers=workers, resume=resume, yes=_YES[0],
+                      read_tables=False)
     report_result(result, as_json, quiet, temporary=out is None)
 
 
@@ -209,7 +210,7 @@ def execute_precision_run(game: str, task: str, given_n: Optional[str], max_text
         with lifecycle.temporary_folder() as folder:
             run = lifecycle.start_run(folder / "run", manifest, overwrite=False, resume=False)
             write_all(run)
-            report_result(_finished(lifecycle.commit(run), None, _CUSTOM_METRICS), as_json, quiet, True)
+            report_result(_finished(lifecycle.commit(run), None, _CUSTOM_METRICS, False), as_json, quiet, True)
     else:
         out = lifecycle.resolve_out(out)
         with lifecycle.OutputLock(out):
@@ -217,7 +218,7 @@ def execute_precision_run(game: str, task: str, given_n: Optional[str], max_text
             run = lifecycle.start_run(out, manifest, overwrite, False)
             write_all(run)
             path = lifecycle.commit(run, overwrite=overwrite)
-            report_result(_finished(path, path, _CUSTOM_METRICS), as_json, quiet, False)
+            report_result(_finished(path, path, _CUSTOM_METRICS, False), as_json, quiet, False)
     sys.stderr.write(describe(report) + "\n")
 
 

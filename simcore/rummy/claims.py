@@ -21,7 +21,7 @@ from cardsim.simcore.rummy.state import (F_DIST, F_DOWN, F_NCLAIMS, P_CLAIMS, P_
                                          V_PHASE, V_RESH, V_SP, V_TOP)
 
 
-@njit(cache=True, forceinline=True)
+@njit(cache=True, _nrt=False, forceinline=True)
 def claim_allowed(st, prm, cseat, q):
     """May seat ``q`` claim the refused card now?"""
     seat, sv = st[3], st[11]
@@ -34,7 +34,7 @@ def claim_allowed(st, prm, cseat, q):
     return True
 
 
-@njit(cache=True, forceinline=True)
+@njit(cache=True, _nrt=False, forceinline=True)
 def next_claimant(st, prm, cseat):
     """The next seat to ask about the refused card (advancing ``V_ASK`` over seats that may
     not claim), or -1 when every later seat has been asked."""
@@ -48,7 +48,7 @@ def next_claimant(st, prm, cseat):
     return -1
 
 
-@njit(cache=True, forceinline=True)
+@njit(cache=True, _nrt=False, forceinline=True)
 def apply_claim(st, want, prm, mp, state, log, nl, log_on):
     """The asked seat claims (``want``) or refuses the card. A claim moves the card and the
     penalty cards into its hand and closes the offer. Returns ``(state, log rows)``."""

@@ -151,7 +151,7 @@ def trios_feasible(a1, a2, jokers, k, max_jokers, min_naturals):
     return need == 0 and spent <= jokers
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def trios_missing(a1, a2, jokers, k, max_jokers, min_naturals):
     """Fewest cards missing (bought naturals) to make ``k`` tríos of 3 with the hand."""
     if k <= 0:

@@ -47,7 +47,11 @@ reference counting adds two atomic operations per array argument, more than most
 decisions cost. So small per-decision helpers are inlined into their callers: compiled
 once and inlined by LLVM (``forceinline=True``), which compiles faster on a first run
 than numba's own inlining at every call site (``inline="always"``, kept only for the
-policies' ``choose`` overload).
+policies' ``choose`` overload); and every kernel that neither allocates nor receives an array
+from a call is compiled without reference counting (``_nrt=False``, a Numba decorator
+option: with reference counting the Tiến Lên and rummy play kernels run 40-60% slower,
+``benchmarks/bench_warm_commands.py``). The kernels that allocate say ``_nrt=True``: numba
+compiles a callee with its caller's setting unless the callee sets its own.
 """
 from __future__ import annotations
 
@@ -138,7 +142,7 @@ def improves(a1, a2, j, card, d, k, m, mp):
     return _search(b1, b2, bj, m, d - 1, k, mp[0], mp[1], mp[2], mp[3])
 
 
-@njit(cache=True, forceinline=True)
+@njit(cache=True, _nrt=False, forceinline=True)
 def forget_played(st, p):
     """Known cards of seat ``p`` that it no longer holds are no longer known."""
     h1, h2, hj, seat, seen = st[0], st[1], st[2], st[3], st[4]
@@ -147,7 +151,7 @@ def forget_played(st, p):
             seen[p, c] = min(seen[p, c], count_of(h1[p], h2[p], hj[p], c))
 
 
-@njit(cache=True, forceinline=True)
+@njit(cache=True, _nrt=False, forceinline=True)
 def forget_card(st, p, c):
     """:func:`forget_played` after seat ``p`` played the one card ``c``: only its code can
     change (after every play the known counts are at most the held counts)."""
@@ -159,7 +163,7 @@ def forget_card(st, p, c):
 
 
 # ----------------------------------------------------------------------------- melds on the table
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run_cards(row, out):
     """Cards of an escalera row in position order into ``out``; returns the count."""
     L = row[3]
@@ -171,7 +175,7 @@ def run_cards(row, out):
     return L
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def build_melds(b1, b2, l1, l2, rows, owner, mrow, mcards, mlen, mown, nm):
     """Append the lay-down ``rows`` to the table with their actual cards (the cards removed
     from the hand ``b`` to leave ``l``)."""
@@ -207,7 +211,7 @@ def build_melds(b1, b2, l1, l2, rows, owner, mrow, mcards, mlen, mown, nm):
     return nm
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def apply_layoff(mrow, mcards, mlen, i, code, where, circular):
     """Lay card ``code`` on meld ``i`` (``where`` from :func:`lay_off`). For ``LAY_SWAP`` the
     natural replaces a joker (the caller takes the joker)."""
@@ -242,7 +246,7 @@ def apply_layoff(mrow, mcards, mlen, i, code, where, circular):
     mlen[i] = run_cards(mrow[i], mcards[i])
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def layable(mrow, nm, code, mp):
     """First meld accepting ``code`` (not by a swap): ``(meld, where)`` or ``(-1, 0)``."""
     for i in range(nm):
@@ -252,7 +256,7 @@ def layable(mrow, nm, code, mp):
     return -1, 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def swap_target(mrow, nm, code, mp):
     """A joker swap for natural ``code``: ``(meld, meld for the released joker, where)`` or -1s."""
     for i in range(nm):
@@ -279,7 +283,7 @@ def swap_target(mrow, nm, code, mp):
 
 
 # ----------------------------------------------------------------------------- round start and end
-@njit(cache=True, forceinline=True)
+@njit(cache=True, _nrt=False, forceinline=True)
 def start_turn(st, prm):
     """Begin the turn of ``sv[V_P]`` (or cap the round at ``max_turns``)."""
     sv = st[11]
@@ -292,7 +296,7 @@ def start_turn(st, prm):
     sv[V_PHASE] = PH_TAKE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def deal_round(st, first, k, m, H, prm, mp, pol, heur_code, log, nl, log_on):
     """Deal the round from the shuffled pack ``st``'s ``deck``: hands, up-card, stock; the
     heuristic seats (``pol == heur_code``) get their contract distance. Returns the log rows."""
@@ -335,7 +339,7 @@ def deal_round(st, first, k, m, H, prm, mp, pol, heur_code, log, nl, log_on):
     return nl
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def round_points(st, prm, s):
     """Points seat ``s`` scores for the round in state ``st`` (final or not)."""
     h1, h2, hj, sv = st[0], st[1], st[2], st[11]
@@ -344,7 +348,7 @@ def round_points(st, prm, s):
     return hand_points(h1[s], h2[s], hj[s])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def finish_round(st, prm, seatout, info, log, nl, log_on):
     """Log the end of the round and fill ``seatout[3, P]`` (claims, down, points) and ``info[5]``."""
     h1, h2, hj, seat, sv = st[0], st[1], st[2], st[3], st[11]
@@ -371,7 +375,7 @@ def finish_round(st, prm, seatout, info, log, nl, log_on):
 
 
 # ----------------------------------------------------------------------------- decisions
-@njit(cache=True, forceinline=True)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _after_layoffs(st):
     """Lay-offs are over: a player without cards goes out, else discards."""
     h1, hj, sv = st[0], st[2], st[11]
@@ -383,7 +387,7 @@ def _after_layoffs(st):
         sv[V_PHASE] = PH_DISCARD
 
 
-@njit(cache=True, forceinline=True)
+@njit(cache=True, _nrt=False, forceinline=True)
 def advance(st, prm, mp, cseat, state, log, nl, log_on):
     """Play forced moves until a decision is due. Returns ``(state, log rows, seat to decide or -1 at the end)``."""
     sv = st[11]
@@ -419,7 +423,7 @@ def advance(st, prm, mp, cseat, state, log, nl, log_on):
             return state, nl, p
 
 
-@njit(cache=True, forceinline=True)
+@njit(cache=True, _nrt=False, forceinline=True)
 def apply_take(st, from_pile, prm, mp, state, log, nl, log_on):
     """Seat ``V_P`` takes the live pile top (``from_pile``) or the stock top."""
     h1, h2, hj, seat, seen, mrow, mcards, mlen, mown, pile, deck, sv = st
@@ -498,7 +502,7 @@ def _solve_laydown_typed(exact, a1, a2, aj, k, m, mp, extend):
     return lambda exact, a1, a2, aj, k, m, mp, extend: exact_laydown(a1, a2, aj, k, m, mp)
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def laydown_out(st, p, mp, exact, log, nl, log_on):
     """Loba's "go out at once" round (the contract uses every dealt card) for a hand with
     extra cards (buys): the lay-down of the solver's extend mode (longer melds), accepted
@@ -619,14 +623,14 @@ def laydown_out(st, p, mp, exact, log, nl, log_on):
     return True, nl
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def can_lay_down(st, p, mp):
     """Does seat ``p``'s hand hold the contract (the rules' lay-down condition, before the final-round check)?"""
     sv = st[11]
     return contract_ok(st[0][p], st[1][p], st[2][p], sv[V_K], sv[V_M], mp)
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def _lay_down_contract(st, p, prm, mp, exact, log, nl, log_on):
     """Seat ``p`` lays down the solver's best lay-down (apart from :func:`apply_laydown`: the
     solvers return arrays, so this part keeps numba's reference counting). ``exact`` (the
@@ -648,7 +652,7 @@ def _lay_down_contract(st, p, prm, mp, exact, log, nl, log_on):
     return nl
 
 
-@njit(cache=True, forceinline=True)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _go_out_at_once(st, p, mp, go_out, exact, log, nl, log_on):
     """Loba's final round with bought cards: only a lay-down that takes the whole hand
     (:func:`laydown_out`). ``go_out`` None: rules where no seat gets here (numba then
@@ -663,7 +667,7 @@ def _go_out_at_once(st, p, mp, go_out, exact, log, nl, log_on):
     return nl
 
 
-@njit(cache=True, forceinline=True)
+@njit(cache=True, _nrt=False, forceinline=True)
 def apply_laydown(st, go, prm, mp, cseat, reach, log, nl, log_on):
     """Seat ``V_P`` lays down (``go``) the solver's best lay-down, or passes. ``cseat`` None:
     rules without claims; ``reach``: what the rules can reach (:func:`reach_markers`;
@@ -680,7 +684,7 @@ def apply_laydown(st, go, prm, mp, cseat, reach, log, nl, log_on):
     return _lay_down_contract(st, p, prm, mp, reach[2], log, nl, log_on)
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def greedy_layoffs(st, prm, mp, log, nl, log_on):
     """Every lay-off the heuristic makes, in its order: naturals (ascending codes, repeated), then joker
     swaps (Continental), then jokers, again while anything changed."""
@@ -725,7 +729,7 @@ def greedy_layoffs(st, prm, mp, log, nl, log_on):
     return nl
 
 
-@njit(cache=True, forceinline=True)
+@njit(cache=True, _nrt=False, forceinline=True)
 def apply_layoff_decision(st, d, prm, mp, log, nl, log_on):
     """``LO_STOP``, ``LO_GREEDY`` or one lay-off ``(meld * 64 + card) * 4 + where`` (the phase goes on)."""
     h1, h2, hj, mrow, mcards, mlen = st[0], st[1], st[2], st[5], st[6], st[7]
@@ -748,7 +752,7 @@ def apply_layoff_decision(st, d, prm, mp, log, nl, log_on):
     return nl
 
 
-@njit(cache=True, forceinline=True)
+@njit(cache=True, _nrt=False, forceinline=True)
 def apply_discard(st, c, prm, log, nl, log_on):
     """Seat ``V_P`` discards card ``c``; the round ends when its hand is empty, else the next seat's turn starts."""
     h1, h2, hj, seat, seen, mrow, mcards, mlen, mown, pile, deck, sv = st
@@ -769,7 +773,7 @@ def apply_discard(st, c, prm, log, nl, log_on):
     return nl
 
 
-@njit(cache=True, forceinline=True)
+@njit(cache=True, _nrt=False, forceinline=True)
 def apply_decision(st, d, prm, mp, cseat, reach, state, log, nl, log_on):
     """Apply decision ``d`` of the phase due (see the module docstring). ``cseat`` (claim seats)
     is None when the rules have no claims; ``reach`` marks the code the rules can reach

@@ -36,7 +36,7 @@ from cardsim.simcore.rummy.cards import RANK_POINTS
 from cardsim.simcore.rummy.contract import _U1, RANK_COL, RUN, TRIO, _next_window, _rank_count, _take
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _left(a1, a2, j):
     """``(cards, points)`` of a hand."""
     n = j + popcount(a1) + popcount(a2)
@@ -46,7 +46,7 @@ def _left(a1, a2, j):
     return n, pts
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _close_runs(rows, m, a1, a2, reserve, circular):
     """Lay every held natural that fits an escalera end (keeping ``reserve[r]`` naturals of rank ``r``)."""
     changed = True
@@ -80,7 +80,7 @@ def _close_runs(rows, m, a1, a2, reserve, circular):
     return a1, a2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _place_joker(rows, i, high, circular, no_adjacent):
     """Lay a joker on escalera ``i``'s high (or low) end when the rules allow; returns success."""
     L = rows[i, 3]
@@ -100,7 +100,7 @@ def _place_joker(rows, i, high, circular, no_adjacent):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand, work, seq):
     """Lengthen the escaleras (naturals, then every multiset of joker placements), let the tríos
     take their rank and the spare jokers; keep the best result in ``best = [cards, points]``.
@@ -177,7 +177,7 @@ def _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, 
                 seq[u] = seq[t]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _trio_choices(runs, m, a1, a2, j, k, mp, best, best_rows, best_hand, work, scratch):
     """Every choice of trío ranks and core jokers after the escalera cores ``runs``.
     ``scratch``: int64 rows of :func:`exact_laydown` (allocated once per lay-down)."""
@@ -239,7 +239,7 @@ def _set_core(runs, i, w, pat):
     runs[i, 5] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def exact_laydown(a1, a2, jokers, k, m, mp):
     """The lay-down of ``k`` tríos + ``m`` escaleras, lengthened by same-turn lay-offs on its own
     melds, leaving the fewest cards in hand, then the fewest points.

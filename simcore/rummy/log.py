@@ -45,7 +45,7 @@ LOG_CAP = 60000
 _log = log_record
 
 
-@njit(cache=True, forceinline=True)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _pack(cards, n, lo):
     """Cards ``lo .. lo+9`` of a meld, 6 bits each, in one int64."""
     v = np.int64(0)

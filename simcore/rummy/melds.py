@@ -26,7 +26,7 @@ from cardsim.simcore.rummy.contract import (CONTINENTAL_MP, INF, LAY_HIGH, LAY_L
 
 
 # --------------------------------------------------------------------------- best lay-down
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def _trio_best(a1, a2, jokers, k, max_jokers, min_naturals, absorb, tr_t, tr_j):
     """Best ``k`` tríos from the hand: returns points melded (-1 if impossible).
 
@@ -238,7 +238,7 @@ def _keep(v, pts, order, depth, runs, best, best_runs):
                 best_runs[i, c] = runs[i, c]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def _best_search(a1, a2, jokers, k, m, mp, extend, best_runs, best, tr_t, tr_j, tr_n):
     """Best points melded over all escalera choices into ``best = [points, order]`` (-1: none)."""
     runs = np.zeros((3, 6), np.int64)
@@ -291,7 +291,7 @@ def _best_search(a1, a2, jokers, k, m, mp, extend, best_runs, best, tr_t, tr_j, 
         p0 += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def best_laydown(a1, a2, jokers, k, m, mp, extend):
     """The lay-down of ``k`` tríos + ``m`` escaleras leaving the fewest points in hand.
 
@@ -358,7 +358,7 @@ def best_laydown(a1, a2, jokers, k, m, mp, extend):
 
 
 # --------------------------------------------------------------------------- lay-off, discard
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def lay_off(meld, code, mp, joker_swap):
     """Where card ``code`` can go on the table meld row ``meld``.
 

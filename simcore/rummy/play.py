@@ -73,7 +73,7 @@ from cardsim.simcore.framework.tasks import policy_codes as _policy_codes
 
 
 # ----------------------------------------------------------------------------- kernels
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_round(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, reach, seatout, info, log, nl,
                log_on):
     """Play one round from the shuffled pack in ``st``'s ``deck``: the seats' policies decide

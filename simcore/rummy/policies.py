@@ -57,7 +57,7 @@ DISCARD_ORDER = np.array(sorted(range(52), key=lambda c: (-[20, 2, 3, 4, 5, 6, 7
 
 
 # ----------------------------------------------------------------------------- heuristic pieces
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def heuristic_discard(a1, a2, j, k, m, mp, d_full, cap):
     """Same answer as :func:`best_discard` given the hand's (capped) distance ``d_full``:
     the card with the most points (then the highest code) among those whose removal keeps
@@ -85,7 +85,7 @@ def heuristic_discard(a1, a2, j, k, m, mp, d_full, cap):
     return first, min(d_full + 1, cap + 1)
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def related(a1, j, card, k, m, circular):
     """Cheap filter of the heuristic's take / claim decisions: a joker, a rank already held
     (when the contract has tríos) or a same-suit card within two ranks (escaleras)."""
@@ -114,7 +114,7 @@ def related(a1, j, card, k, m, circular):
     return False
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def heuristic_discard_down(a1, a2, j, mrow, nm, mp):
     """A seat already down discards the highest-point natural that cannot be laid off (a joker last)."""
     best = -1
@@ -134,7 +134,7 @@ def heuristic_discard_down(a1, a2, j, mrow, nm, mp):
 
 
 # ----------------------------------------------------------------------------- policies
-@njit(cache=True, forceinline=True)
+@njit(cache=True, _nrt=False, forceinline=True)
 def choose_heuristic(st, q, prm, mp):
     """The heuristic's decision for seat ``q`` in the phase due (may update its distance memory)."""
     h1, h2, hj, seat, mrow, pile, sv = st[0], st[1], st[2], st[3], st[5], st[9], st[11]
@@ -164,7 +164,7 @@ def choose_heuristic(st, q, prm, mp):
     return c
 
 
-@njit(cache=True, forceinline=True)
+@njit(cache=True, _nrt=False, forceinline=True)
 def choose_random(st, q, prm, mp, state):
     """The random policy's decision for seat ``q`` in the phase due. Returns ``(state, decision)``."""
     h1, h2, hj, mrow, deck, sv = st[0], st[1], st[2], st[5], st[10], st[11]

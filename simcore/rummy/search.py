@@ -64,7 +64,7 @@ MAX_TRIES = 4
 MAX_REPLAYED_TURNS = 8
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _discard_rank(c):
     """The heuristic's discard preference: most points first, then the highest code; a joker last."""
     if c >= 52:
@@ -72,7 +72,7 @@ def _discard_rank(c):
     return card_points(c) * 64 + c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def heuristic_hand(cards, t, n, cnt, turns, known, k, m, mp, sstate):
     """Deal an opponent's ``cnt`` unknown cards into ``cards[t:t+cnt]`` (drawn from ``cards[t:n]``,
     stream ``sstate``) as a heuristic player would hold them after ``turns`` turns: a random
@@ -143,7 +143,7 @@ def heuristic_hand(cards, t, n, cnt, turns, known, k, m, mp, sstate):
     return sstate
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def refresh_distance(st, q, mp):
     """Recompute seat ``q``'s contract distance (the heuristic's memory) from its hand."""
     seat, sv = st[3], st[11]
@@ -151,7 +151,7 @@ def refresh_distance(st, q, mp):
         seat[F_DIST, q] = distance(st[0][q], st[1][q], st[2][q], sv[V_K], sv[V_M], mp, HEUR_CAP)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def unseen_pool(st, me, prm):
     """Counts per card code (``int64[53]``, 52 = joker) of the cards seat ``me`` has not seen:
     the pack minus its hand, the table, the pile and the opponents' known cards."""
@@ -173,7 +173,7 @@ def unseen_pool(st, me, prm):
     return pool
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def sample_world(st, me, prm, mp, world, sstate):
     """Copy ``st`` into ``world`` with the cards seat ``me`` cannot see redealt at random (stream
     ``sstate``) consistently with its information; every seat's distance memory is recomputed
@@ -269,12 +269,12 @@ def sample_world(st, me, prm, mp, world, sstate):
     return sstate
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _add(st, q, c):
     st[0][q], st[1][q], st[2][q] = add_card(st[0][q], st[1][q], st[2][q], c)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rollout(st, prm, mp, cseat, reach, state, log):
     """Play the round in ``st`` to its end with the heuristic at every seat (no log)."""
     nl = np.int64(0)
@@ -287,7 +287,7 @@ def rollout(st, prm, mp, cseat, reach, state, log):
         state, nl = apply_decision(st, d, prm, mp, cseat, reach, state, log, nl, log_on)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def candidates(st, me, prm, mp, out):
     """The candidate decisions of seat ``me`` in the phase due, the heuristic's first, into ``out``; returns the count."""
     h1, h2, hj, seat, mrow, sv = st[0], st[1], st[2], st[3], st[5], st[11]
@@ -355,7 +355,7 @@ def candidates(st, me, prm, mp, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def search_choose(st, me, prm, mp, cseat, reach, budget, sstate):
     """The search's decision for seat ``me`` in the phase due. Returns ``(search state, decision)``."""
     cand = np.zeros(MAX_CANDIDATES, np.int64)

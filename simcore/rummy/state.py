@@ -51,7 +51,7 @@ def kernel_params(rules, max_turns: int = DEFAULT_MAX_TURNS) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- state
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def new_state(P, D):
     """An empty round state for ``P`` seats and a pack of ``D`` cards (see the module docstring)."""
     return (np.zeros(P, np.uint64), np.zeros(P, np.uint64), np.zeros(P, np.int64), np.zeros((N_SEATF, P), np.int64),
@@ -60,7 +60,7 @@ def new_state(P, D):
             np.zeros(N_SV, np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def copy_state(dst, src):
     """Copy state ``src`` into ``dst`` (same shapes; element loops: an array-to-array slice
     assignment needs numba's reference counting, which these kernels leave out)."""

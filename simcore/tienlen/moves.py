@@ -188,7 +188,7 @@ def _windows(h, k, L, rt, req):
     return run
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def count_class(hand, cls, min_top, req):
     """Number of plays of class ``cls`` in ``hand`` with top card >= ``min_top``
     (that contain card ``req`` when ``req >= 0``; only used with ``min_top == 0``)."""
@@ -229,7 +229,7 @@ def count_class(hand, cls, min_top, req):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def unrank_class(hand, cls, min_top, req, idx):
     """The ``idx``-th play (ascending mask order) counted by :func:`count_class`."""
     h = np.uint64(hand)
@@ -276,7 +276,7 @@ def _push(acls, amin, n, cls, min_top):
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def allowed_classes(table_cls, table_top, chop, passed, bap, acls, amin, chop_len):
     """Fill ``acls[:n], amin[:n]`` (int64 scratch of length >= 24) with the classes a
     player may play and their minimum top card; returns ``n``. ``table_cls < 0``: a
@@ -331,7 +331,7 @@ def allowed_classes(table_cls, table_top, chop, passed, bap, acls, amin, chop_le
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def count_moves(hand, n_acl, acls, amin, req, counts):
     """Plays (passes excluded) over the allowed classes; ``counts[i]`` per class."""
     total = 0
@@ -353,7 +353,7 @@ def count_moves(hand, n_acl, acls, amin, req, counts):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def unrank_move(hand, n_acl, acls, amin, req, counts, idx):
     """The ``idx``-th play in move order, as ``(mask, class)``; ``counts`` from
     :func:`count_moves`."""

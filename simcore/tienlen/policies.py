@@ -58,7 +58,7 @@ _U48 = np.uint64(48)
 # heuristic
 # ----------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _units(h):
     """Approximate number of plays needed for the non-2 cards of ``h``."""
     ge1, ge2, ge3, eq4 = rank_planes(h)
@@ -80,7 +80,7 @@ def _units(h):
     return units
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _eval_units(h, units):
     """:func:`_eval` of ``h`` given ``units = _units(h)``."""
     ge1, ge2, ge3, eq4 = rank_planes(h)
@@ -88,13 +88,13 @@ def _eval_units(h, units):
             + 1.0 * popcount((h >> _U44) & _U15))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _eval(h):
     """The heuristic's value of holding ``h``."""
     return _eval_units(h, _units(h))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _canon(h, cls, min_top, req, cand, ccls, nc):
     """Append the lowest-suit play of each top rank of class ``cls`` (top >= min_top)."""
     if min_top >= 52:
@@ -130,7 +130,7 @@ def _canon(h, cls, min_top, req, cand, ccls, nc):
     return nc
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def heuristic_candidates(h, n_acl, acls, amin, req, cand, ccls):
     """The heuristic's canonical candidates (lowest-suit play of each class and top
     rank) into ``cand[:n], ccls[:n]``; returns ``n``."""
@@ -164,7 +164,7 @@ def pass_value(opp_min, heads_up):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_value(h, base, m, c, table_cls, opp_min):
     """The heuristic's value of playing ``m`` (class ``c``) from ``h`` (``base = _eval(h)``);
     ``GOES_OUT`` when it empties the hand."""
@@ -183,7 +183,7 @@ def play_value(h, base, m, c, table_cls, opp_min):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_heuristic(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up, cand, ccls):
     """The heuristic's play ``(mask, class)``; class -1 = pass."""
     nc = heuristic_candidates(h, n_acl, acls, amin, req, cand, ccls)

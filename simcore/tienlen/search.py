@@ -128,7 +128,7 @@ def deal_world(st, P, me, hand, cards, world):
         world[o] = m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rollout(st, world, prm, pol, me, move, mcls, is_passed, st2, hands2, seat2, log, acls, amin, counts, cand, ccls,
             stop):
     """Apply ``me``'s decision in a copy of ``st`` with the hands ``world`` and let the
