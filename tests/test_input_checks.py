@@ -25,3 +25,9 @@ def test_precision_flags_without_precision_are_refused(flags, capsys):
     assert code == 2 and "only works with --precision" in err, err
     code, _, err = run(capsys, "play", "tienlen", "--games", 10, "--seed", 1, *flags)
     assert code == 2 and "only works with --precision" in err, err
+
+
+def test_an_out_on_a_virtual_file_system_is_called_unusable(capsys):
+    """/proc accepts a mkdir check for root but holds no files: the path is the problem, not N."""
+    code, _, err = run(capsys, "deal", "tienlen", "--deals", 100, "--seed", 1, "--out", "/proc/cardsim-x")
+    assert code == 2 and "unusable output path" in err and "smaller N" not in err, err

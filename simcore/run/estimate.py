@@ -62,7 +62,10 @@ def check_feasible(game: str, task: str, n: int, chunk_size: int, options: dict,
     where = out.absolute().parent if out is not None else Path(".").absolute()
     while not where.exists() and where != where.parent:
         where = where.parent
-    free = shutil.disk_usage(where).free
+    usage = shutil.disk_usage(where)
+    if usage.total == 0:  # a virtual file system (/proc, /sys): nothing can be stored there, whatever N
+        raise ConfigError(f"unusable output path {out}: {where} is a virtual file system that cannot hold files")
+    free = usage.free
     if seconds > MAX_SECONDS or size > free:
         raise ConfigError(f"this run would take about {human_time(seconds)} on {cores} core(s) and write about "
                           f"{human_bytes(size)} ({human_bytes(free)} free): use a smaller N, or --yes to run anyway")
