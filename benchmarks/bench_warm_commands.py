@@ -4,7 +4,7 @@
 
 Each command runs once to fill the cache, then ``--rounds`` times alternating between the
 trees; the best time of each is printed with the ratio (this / other). ``--other`` is a
-checkout of an earlier release (``git worktree add /tmp/before v0.1.0``), run with this
+checkout of an earlier release (``git worktree add ../before REV``), run with this
 checkout's Python from its own folder; without it only this checkout is timed.
 """
 from __future__ import annotations
