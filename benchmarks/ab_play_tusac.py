@@ -1,6 +1,6 @@
 """Tứ Sắc play speed of whatever tree is on PYTHONPATH, for side-by-side A/B runs of two versions.
 
-    PYTHONPATH=/tmp/old python benchmarks/ab_play_tusac.py    # the old tree's code
+    PYTHONPATH=../old python benchmarks/ab_play_tusac.py    # the old tree's code
     PYTHONPATH=.        python benchmarks/ab_play_tusac.py    # this tree's code
 
 One thread, ``play_chunk`` over 8,000 games per policy (heuristic, random), best of 5 by
