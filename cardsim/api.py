@@ -13,6 +13,7 @@ with the same one-line message the command prints for bad input.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,6 +91,45 @@ class TableResult:
 
 
 # ----------------------------------------------------------------------------- input checks
+_COUNT_RE = re.compile(r"^\s*(\d[\d_]*(?:\.\d+)?(?:[eE]\+?\d+)?)\s*([kKmMgG]?)\s*$")
+
+
+_SUFFIX = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9}
+
+
+def parse_count(text: str, what: str) -> int:
+    """Parse a positive count: ``1000000``, ``1_000_000``, ``1e6`` or ``1M``."""
+    match = _COUNT_RE.match(str(text))
+    if not match:
+        raise ConfigError(f"{what} must be a positive integer (e.g. 1000000, 1e6, 1M), got {text!r}")
+    number, suffix = match.groups()
+    value = float(number.replace("_", "")) * _SUFFIX[suffix.lower()]
+    if value == float("inf"):  # 1e400: beyond any float, let alone any run
+        raise ConfigError(f"{what} is far too large, got {text!r}")
+    if value != int(value) or value <= 0:
+        raise ConfigError(f"{what} must be a positive integer, got {text!r}")
+    return int(value)
+
+
+BACKENDS = ("local", "dask")
+
+
+def task_options(spec, rules, options: dict[str, Any]) -> dict[str, Any]:
+    """Normalise and validate a task's options (e.g. per-seat policies)."""
+    options = spec.parse_options(rules, options)
+    spec.check_options(rules, options)
+    return options
+
+
+def check_backend(backend: str, scheduler: Optional[str], workers: Optional[int]) -> None:
+    if backend not in BACKENDS:
+        raise ConfigError(f"unknown backend '{backend}' (known: {', '.join(BACKENDS)})")
+    if backend != "dask" and (scheduler or workers):
+        raise ConfigError("--scheduler and --workers need --backend dask")
+    if workers is not None and workers < 1:
+        raise ConfigError(f"--workers must be at least 1, got {workers}")
+
+
 def parse_seed(seed: Any, what: str = "--seed") -> int:
     """A run seed in 0..2**64-1 from an int or its text (decimal or 0x hex)."""
     if isinstance(seed, bool):
@@ -135,12 +175,12 @@ def _setup(game: str, task: str, n: int, rules, options: dict[str, Any], chunk_s
            default_chunk: Optional[int] = None):
     """The task, normalised options and chunk size of a run, every one validated."""
     spec = registry.get_task(game, task)
-    options = spec.parse_options(rules, options)
-    spec.check_options(rules, options)
+    options = task_options(spec, rules, options)
     spec.check_size(n, options)
-    if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, int)
-                                   or chunk_size <= 0):
+    if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, int)):
         raise ConfigError(f"--chunk-size must be a positive integer, got {chunk_size!r}")
+    if chunk_size is not None and chunk_size <= 0:
+        raise ConfigError(f"--chunk-size must be positive, got {chunk_size}")
     chunk_size = chunk_size or default_chunk or spec.default_chunk_size(options)
     spec.check_chunk_size(chunk_size, options)
     return spec, options, chunk_size
@@ -148,8 +188,6 @@ def _setup(game: str, task: str, n: int, rules, options: dict[str, Any], chunk_s
 
 def _count(value: Any, what: str) -> int:
     """A positive count from an int or its text (``"1e6"``, ``"1M"``), checked as the CLI checks it."""
-    from cardsim.cli.runs import parse_count
-
     return parse_count(str(value), what)
 
 
@@ -259,7 +297,6 @@ def run_task(game: str, task: str, n: int, seed: Optional[int], rules, options: 
     chunks stay for ``cardsim resume``). ``read_tables=False`` leaves ``Result.tables``
     empty (the command line prints only the summary).
     """
-    from cardsim.cli.runs import check_backend
     from cardsim.simcore.run import lifecycle
     from cardsim.simcore.run.estimate import check_feasible
     from cardsim.simcore.run.runner import RunConfig, set_threads
@@ -302,7 +339,6 @@ def resume(path: PathLike, threads: Optional[int] = None, progress: bool = True,
            scheduler: Optional[str] = None, workers: Optional[int] = None) -> Result:
     """Finish an interrupted run at ``path``: run only its missing chunks (same data as an
     uninterrupted run)."""
-    from cardsim.cli.runs import check_backend
     from cardsim.simcore.run import lifecycle
     from cardsim.simcore.run.runner import set_threads
 

@@ -6,35 +6,14 @@ Module-level lists hold the per-command state that ``cardsim.cli.main.main`` res
 """
 from __future__ import annotations
 
-import re
 import secrets
 import sys
 from pathlib import Path
 from typing import Any, List, Optional
 
+from cardsim.api import parse_count, task_options  # noqa: F401  (the commands import them from here)
 from cardsim.cli.render import print_summary
-from cardsim.simcore.framework import registry
 from cardsim.simcore.framework.config import ConfigError, Interrupted
-
-
-_COUNT_RE = re.compile(r"^\s*(\d[\d_]*(?:\.\d+)?(?:[eE]\+?\d+)?)\s*([kKmMgG]?)\s*$")
-
-
-_SUFFIX = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9}
-
-
-def parse_count(text: str, what: str) -> int:
-    """Parse a positive count: ``1000000``, ``1_000_000``, ``1e6`` or ``1M``."""
-    match = _COUNT_RE.match(str(text))
-    if not match:
-        raise ConfigError(f"{what} must be a positive integer (e.g. 1000000, 1e6, 1M), got {text!r}")
-    number, suffix = match.groups()
-    value = float(number.replace("_", "")) * _SUFFIX[suffix.lower()]
-    if value == float("inf"):  # 1e400: beyond any float, let alone any run
-        raise ConfigError(f"{what} is far too large, got {text!r}")
-    if value != int(value) or value <= 0:
-        raise ConfigError(f"{what} must be a positive integer, got {text!r}")
-    return int(value)
 
 
 #: A seed drawn for the current command (None: given by the user or none drawn).
@@ -54,13 +33,9 @@ def parse_seed(text: Optional[str]) -> int:
     if text is None:  # drawn: said when the run ends (also with --json / --quiet) so it can be reproduced
         _DRAWN_SEED[0] = secrets.randbelow(2**63)
         return _DRAWN_SEED[0]
-    try:
-        seed = int(str(text).replace("_", ""), 0)
-    except ValueError:
-        raise ConfigError(f"--seed must be an integer in 0..2**64-1, got {text!r}") from None
-    if not 0 <= seed < 2**64:
-        raise ConfigError(f"--seed must be in 0..2**64-1, got {text}")
-    return seed
+    from cardsim.api import parse_seed as parse
+
+    return parse(text)
 
 
 def resolve_rules(game: str, rules_file: Optional[Path], sets: List[str]):
@@ -68,25 +43,6 @@ def resolve_rules(game: str, rules_file: Optional[Path], sets: List[str]):
     from cardsim.api import resolve_rules as resolve
 
     return resolve(game, None, rules_file, sets)
-
-
-BACKENDS = ("local", "dask")
-
-
-def task_options(spec, rules, options: dict[str, Any]) -> dict[str, Any]:
-    """Normalise and validate a task's options (e.g. per-seat policies)."""
-    options = spec.parse_options(rules, options)
-    spec.check_options(rules, options)
-    return options
-
-
-def check_backend(backend: str, scheduler: Optional[str], workers: Optional[int]) -> None:
-    if backend not in BACKENDS:
-        raise ConfigError(f"unknown backend '{backend}' (known: {', '.join(BACKENDS)})")
-    if backend != "dask" and (scheduler or workers):
-        raise ConfigError("--scheduler and --workers need --backend dask")
-    if workers is not None and workers < 1:
-        raise ConfigError(f"--workers must be at least 1, got {workers}")
 
 
 #: ``--yes`` of the current command: run even what the estimate says cannot finish.
@@ -118,25 +74,6 @@ def report_result(result, as_json: bool, quiet: bool, temporary: bool) -> None:
         sys.stderr.write(f"{meta['game']} {meta['task']}: n={meta['n']:,} seed={meta['seed']}{where}\n")
 
 
-def _validated_setup(game: str, task: str, n: int, sets: List[str], rules_file: Optional[Path],
-                     options: dict[str, Any], chunk_size: Optional[int], default_chunk: Optional[int] = None):
-    """The task, resolved rules, normalised options and chunk size of a run, every one
-    validated (ConfigError otherwise). ``default_chunk`` overrides the task's default."""
-    from cardsim.simcore.run import lifecycle
-
-    spec = registry.get_task(game, task)
-    if rules_file is not None:
-        lifecycle.check_input_file(rules_file, "rules file")
-    rules = resolve_rules(game, rules_file, sets)
-    options = task_options(spec, rules, options)
-    spec.check_size(n, options)
-    if chunk_size is not None and chunk_size <= 0:
-        raise ConfigError(f"--chunk-size must be positive, got {chunk_size}")
-    chunk_size = chunk_size or default_chunk or spec.default_chunk_size(options)
-    spec.check_chunk_size(chunk_size, options)
-    return spec, rules, options, chunk_size
-
-
 def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Optional[int],
                 sets: List[str], rules_file: Optional[Path], out: Optional[Path], overwrite: bool,
                 chunk_size: Optional[int], quiet: bool, as_json: bool, options: dict[str, Any],
@@ -166,7 +103,7 @@ def execute_precision_run(game: str, task: str, given_n: Optional[str], max_text
                           backend: str, resume: bool) -> None:
     """``--precision``: run chunks in index order until the targets are precise enough,
     then write exactly those chunks as the dataset (see :mod:`cardsim.simcore.run.precision`)."""
-    from cardsim.api import _finished
+    from cardsim.api import _finished, _setup
     from cardsim.simcore.run import lifecycle
     from cardsim.simcore.run.precision import DEAL_CHUNK, describe, final_config, run_to_precision
     from cardsim.simcore.run.runner import RunConfig, set_threads
@@ -176,8 +113,9 @@ def execute_precision_run(game: str, task: str, given_n: Optional[str], max_text
     if backend != "local" or resume:
         raise ConfigError("--precision runs on the local backend and cannot be resumed: drop --backend/--resume")
     cap = parse_count(max_text, "--max") if max_text is not None else (10**9 if task == "deal" else 10**7)
-    spec, rules, options, chunk_size = _validated_setup(game, task, cap, sets, rules_file, options, chunk_size,
-                                                        DEAL_CHUNK if task == "deal" else None)
+    rules = resolve_rules(game, rules_file, sets)
+    spec, options, chunk_size = _setup(game, task, cap, rules, options, chunk_size,
+                                       DEAL_CHUNK if task == "deal" else None)
     config = RunConfig(game=game, task=task, rules=rules, n=cap, seed=parse_seed(seed), chunk_size=chunk_size,
                        options=options)
     set_threads(threads)
