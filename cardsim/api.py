@@ -357,24 +357,23 @@ def resume(path: PathLike, threads: Optional[int] = None, progress: bool = True,
     return _finished(done, done, [])
 
 
+#: the folders that are not runs: description file, their tables, the main table
+_TABLE_FOLDERS = (("experiment.json", ("comparison", "sweep"), "comparison"),
+                  ("ladder.json", ("ratings", "games"), "ratings"))
+
+
 def load(path: PathLike) -> Result | TableResult:
     """Open a finished run (``Result``), experiment or ladder folder (``TableResult``)."""
     path = Path(path)
-    if (path / "experiment.json").is_file():
-        import json
+    for description, names, main in _TABLE_FOLDERS:
+        if (path / description).is_file():
+            import json
 
-        import pandas as pd
+            import pandas as pd
 
-        tables = {name: pd.read_parquet(path / f"{name}.parquet") for name in ("comparison", "sweep")
-                  if (path / f"{name}.parquet").is_file()}
-        return TableResult(tables, json.loads((path / "experiment.json").read_text()), path, "comparison")
-    if (path / "ladder.json").is_file():
-        import json
-
-        import pandas as pd
-
-        tables = {name: pd.read_parquet(path / f"{name}.parquet") for name in ("ratings", "games")}
-        return TableResult(tables, json.loads((path / "ladder.json").read_text()), path, "ratings")
+            tables = {name: pd.read_parquet(path / f"{name}.parquet") for name in names
+                      if (path / f"{name}.parquet").is_file()}
+            return TableResult(tables, json.loads((path / description).read_text()), path, main)
     return _finished(path, path, [])
 
 
