@@ -176,7 +176,11 @@ def parse_policy_text(text: str, players: int, names: Sequence[str], default: st
 
 
 #: Policies that take a budget: ``search`` or ``search:N`` (N rollouts per decision).
-BUDGETED_POLICIES = ("search",)
+BUDGETED_POLICIES = ("search", "oracle")
+#: Policies that see every hidden card (and the stock): the labelled upper bound of measured
+#: skill, never a default. The kernels run them as the search on the true state: they share
+#: the search's policy code, with the budget negated (see :func:`seat_budgets`).
+PEEKING_POLICIES = ("oracle",)
 #: The budget of a bare ``search`` (rollouts per decision), unless a game says otherwise.
 DEFAULT_SEARCH_BUDGET = 64
 MAX_SEARCH_BUDGET = 1 << 20
@@ -201,11 +205,17 @@ def split_policy(name: str) -> tuple[str, int]:
     return base, budget
 
 
+def with_peeking(names: Sequence[str]) -> tuple[str, ...]:
+    """A game's policy names (its kernels' codes) plus the peeking ``oracle``, for games with a search."""
+    return tuple(names) + tuple(p for p in PEEKING_POLICIES if "search" in names and p not in names)
+
+
 def canonical_policy(name: str, names: Sequence[str]) -> str:
     """Validate one policy name (``search`` gets its default budget: ``search:64``)."""
     base, budget = split_policy(name)
     if base not in names:
-        raise ConfigError(f"unknown policy '{name}' (known: {', '.join(names)}; search takes a budget: search:N)")
+        raise ConfigError(f"unknown policy '{name}' (known: {', '.join(names)}; search and oracle take a budget: "
+                          f"search:N)")
     return f"{base}:{budget}" if base in BUDGETED_POLICIES else base
 
 
@@ -216,14 +226,25 @@ def policy_budgets(policies, players: int) -> np.ndarray:
     return np.array([split_policy(str(p))[1] if isinstance(p, str) else 0 for p in policies], np.int64)
 
 
+def peeking_seats(policies, players: int) -> np.ndarray:
+    """Which seats play a peeking policy (``oracle``), bool[players]."""
+    if isinstance(policies, str):
+        policies = [policies] * players
+    return np.array([isinstance(p, str) and split_policy(p)[0] in PEEKING_POLICIES for p in policies], bool)
+
+
 def seat_budgets(codes: np.ndarray, policies, players: int, search_code: int):
-    """Rollouts per decision of each seat (int64[players], 0 for seats that do not search;
-    a search seat without a budget gets :data:`DEFAULT_SEARCH_BUDGET`), or ``None`` when
-    no seat searches: every game's kernels take ``None`` to compile without the search."""
+    """Rollouts per decision of each seat as the kernels take them (int64[players], 0 for
+    seats that do not search; a search seat without a budget gets
+    :data:`DEFAULT_SEARCH_BUDGET`; **negative for an** ``oracle`` **seat**: the search on the
+    true state), or ``None`` when no seat searches: every game's kernels take ``None`` to
+    compile without the search."""
     if not (codes == search_code).any():
         return None
     budgets = policy_budgets(policies, players)
     budgets[(codes == search_code) & (budgets == 0)] = DEFAULT_SEARCH_BUDGET
+    peek = peeking_seats(policies, players)
+    budgets[peek] = -budgets[peek]
     return budgets
 
 
@@ -241,6 +262,8 @@ def policy_codes(policies, players: int, names: Sequence[str]) -> np.ndarray:
     for p in policies:
         if isinstance(p, str):
             p = split_policy(p)[0]
+            if p in PEEKING_POLICIES and "search" in names:
+                p = "search"  # the search's code; seat_budgets marks the seat as peeking
             if p not in names:
                 raise ValueError(f"unknown policy {p!r} (known: {', '.join(names)})")
             p = names.index(p)

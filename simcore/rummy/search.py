@@ -28,6 +28,9 @@ contra*), lay down, lay off, discard) the search
    more than ``SWITCH_Z`` standard errors of the paired differences, else the heuristic's
    choice.
 
+``oracle`` (a negative budget) is the same search where every world is the true state with
+only the stock's order redrawn: it sees every hand and what the stock holds.
+
 The search stream is ``search_key(seed, game * rounds + round)``, never the game's own
 stream, so the deal, the stock and the other seats' random choices are the same whatever
 the seats' policies (common random numbers across strengths), and a run is identical for
@@ -270,6 +273,24 @@ def sample_world(st, me, prm, mp, world, sstate):
 
 
 @njit(cache=True, _nrt=False)
+def peek_world(st, world, sstate):
+    """The ``oracle``'s world: a copy of the true ``st`` (every hand, the heuristic's
+    memories) with only the stock's order redrawn (stream ``sstate``): it sees what every
+    hand and the stock hold, not the order the stock will be drawn in. Returns the new
+    search state."""
+    copy_state(world, st)
+    deck, sv = world[10], world[11]
+    lo = sv[V_SP]
+    n = deck.shape[0] - lo
+    for i in range(n - 1):  # Fisher-Yates over the stock
+        sstate, x = randbelow(sstate, n - i)
+        y = deck[lo + i]
+        deck[lo + i] = deck[lo + i + x]
+        deck[lo + i + x] = y
+    return sstate
+
+
+@njit(cache=True, _nrt=False)
 def _add(st, q, c):
     st[0][q], st[1][q], st[2][q] = add_card(st[0][q], st[1][q], st[2][q], c)
 
@@ -357,7 +378,10 @@ def candidates(st, me, prm, mp, out):
 
 @njit(cache=True, _nrt=True)
 def search_choose(st, me, prm, mp, cseat, reach, budget, sstate):
-    """The search's decision for seat ``me`` in the phase due. Returns ``(search state, decision)``."""
+    """The search's decision for seat ``me`` in the phase due. Returns ``(search state, decision)``.
+
+    A negative ``budget`` is the ``oracle``: it **peeks**, every world being the true state
+    with the stock reshuffled (:func:`peek_world`), the labelled upper bound of measured skill."""
     cand = np.zeros(MAX_CANDIDATES, np.int64)
     nc = candidates(st, me, prm, mp, cand)
     if nc == 1:
@@ -371,9 +395,13 @@ def search_choose(st, me, prm, mp, cseat, reach, budget, sstate):
     diff = np.zeros(nc, np.float64)
     diff2 = np.zeros(nc, np.float64)
     score = np.zeros(nc, np.int64)
-    W = max(1, budget // nc)
+    peek = budget < 0
+    W = max(1, abs(budget) // nc)
     for w in range(W):
-        sstate = sample_world(st, me, prm, mp, world, sstate)
+        if peek:
+            sstate = peek_world(st, world, sstate)
+        else:
+            sstate = sample_world(st, me, prm, mp, world, sstate)
         sstate, rstate = next_u64(sstate)
         for i in range(nc):
             copy_state(work, world)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from cardsim.simcore.framework import registry
 from cardsim.simcore.framework.config import ConfigError
-from cardsim.simcore.framework.tasks import split_policy
+from cardsim.simcore.framework.tasks import BUDGETED_POLICIES, split_policy
 
 #: deals or games per second and core for a task whose GameSpec.throughput is silent
 #: (each game declares its own, conservative; benchmarks/ measure the real ones)
@@ -29,7 +29,7 @@ def estimate(game: str, task: str, n: int, chunk_size: int, options: dict, cores
     rate = registry.get_spec(game).throughput.get(task, DEFAULT_RATE) * max(cores, 1)
     for policy in options.get("policies", []) or []:
         base, budget = split_policy(str(policy))
-        if base == "search":
+        if base in BUDGETED_POLICIES:
             rate /= max(1.0, budget * 5.0)  # a search seat plays ~N rollouts per decision
     seconds = n / rate
     rows = n * (ROW_BYTES[task] + (PER_DEAL_BYTES if options.get("per_deal") else 0.0))

@@ -23,6 +23,9 @@ follow or pass, and a passed player's bomb-or-pass-again under ``bombs_after_pas
    until the seat's place is known (the end of the game under ``per_card`` scoring).
 4. **Choice** -- the most wins, then the most points (summed over the worlds).
 
+The ``oracle`` (a negative budget) is the same search on the true deal: it sees every
+hand, so one rollout per candidate decides (the heuristic draws no random numbers).
+
 Randomness comes only from the search stream (``search_key(seed, game)``, advanced
 across the game's decisions), never from the game's own stream.
 """
@@ -151,7 +154,9 @@ def rollout(st, world, prm, pol, me, move, mcls, is_passed, st2, hands2, seat2, 
 def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls):
     """The search's decision for the seat to move: ``(mask, class, srng, rollouts)``
     (class -1 = pass). Reads of ``hands`` only the mover's own hand. ``budget``:
-    rollouts per decision (``worlds x candidates``, at least one world)."""
+    rollouts per decision (``worlds x candidates``, at least one world); a negative
+    budget is the ``oracle``: it **peeks**, rolling every candidate out once on the true
+    hands (the labelled upper bound of measured skill, never a default)."""
     P = prm[P_PLAYERS]
     me = st[ST_TURN]
     h = hands[me]
@@ -170,7 +175,9 @@ def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls
     for o in range(P):
         if o != me:
             need += st[ST_NCARDS + o]
-    worlds = max(1, budget // n)
+    peek = budget < 0
+    # the oracle's one world is the true deal: heuristic rollouts from it are deterministic
+    worlds = 1 if peek else max(1, budget // n)
     wins = np.zeros(n, np.int64)
     points = np.zeros(n, np.int64)
     world = np.zeros(8, np.uint64)
@@ -181,8 +188,12 @@ def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls
     log = np.zeros((1, LOG_WIDTH), np.int64)
     stop = -1 if prm[P_SCORING] == SCORING_PER_CARD else me
     for w in range(worlds):
-        srng = shuffle_prefix(srng, cards[:n_unseen], need)
-        deal_world(st, P, me, h, cards, world)
+        if peek:
+            for o in range(8):
+                world[o] = hands[o]
+        else:
+            srng = shuffle_prefix(srng, cards[:n_unseen], need)
+            deal_world(st, P, me, h, cards, world)
         for c in range(n):
             won, pts = rollout(st, world, prm, pol, me, out_m[c], out_c[c], is_passed, st2, hands2, seat2, log, acls,
                                amin, counts, cand, ccls, stop)

@@ -7,7 +7,7 @@ import numpy as np
 import pyarrow as pa
 
 from cardsim.simcore.framework.config import ConfigError
-from cardsim.simcore.framework.tasks import DealTaskBase, PlayTaskBase, grid_counts_table, policy_budgets
+from cardsim.simcore.framework.tasks import DealTaskBase, PlayTaskBase, grid_counts_table, policy_budgets, with_peeking
 from cardsim.simcore.tienlen import deal as kernel
 from cardsim.simcore.tienlen.policies import POLICIES
 from cardsim.simcore.tienlen.rules import INSTANT_WIN_KINDS, TienLenRules
@@ -66,7 +66,7 @@ class DealTask(DealTaskBase):
 class PlayTask(PlayTaskBase):
     game = "tienlen"
     rules_cls = TienLenRules
-    policy_names = POLICIES
+    policy_names = with_peeking(POLICIES)
     option_defaults = {"games_per_match": 1}
 
     def check_extra(self, rules: TienLenRules, options: Mapping[str, Any]) -> None:

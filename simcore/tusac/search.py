@@ -23,6 +23,9 @@ At a decision of seat ``d`` (the engine stops there, :func:`.engine.advance`):
    random stream per world (paired comparisons).
 4. **Choice**: most wins for ``d``, then most points (the game's payments).
 
+``oracle`` (a negative budget) is the same search with every world the true deal: it sees
+every hidden hand and what the stock holds (not the order it is drawn in).
+
 The search's randomness is the game's search stream (:func:`cardsim.simcore.primitives.rng.search_key`
 of the game, advanced across its decisions), never the game's own stream.
 """
@@ -156,7 +159,9 @@ def candidates(prm, cur, hands, locked, okind, opts, orev, trash_tab, score_tab,
 def search_choose(prm, budget, sstate, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, trash_tab,
                   score_tab, win_tab):
     """The search's choice at the decision :func:`.engine.advance` stopped at (pass it
-    back as ``forced``). Returns ``(choice, search RNG state)``."""
+    back as ``forced``). Returns ``(choice, search RNG state)``. A negative ``budget`` is
+    the ``oracle``: it **peeks**, rolling out on the true hands and stock contents (the
+    stock's draw order stays random), the labelled upper bound of measured skill."""
     P = prm[P_PLAYERS]
     okind = np.zeros(MAX_OPTS, np.int64)
     opts = np.zeros(MAX_OPTS, np.int64)
@@ -165,7 +170,8 @@ def search_choose(prm, budget, sstate, cur, deck, hands, table, discards, locked
     d, ncand = candidates(prm, cur, hands, locked, okind, opts, orev, trash_tab, score_tab, cand)
     if ncand <= 1:
         return cand[0], sstate
-    worlds = max(1, budget // ncand)
+    peek = budget < 0  # the oracle: every world is the true deal
+    worlds = max(1, abs(budget) // ncand)
     # per-world utility of each candidate: a win first (WIN_UTILITY), then points
     util = np.zeros((ncand, worlds), np.float64)
     # one sampled world, and a copy of it per rollout
@@ -185,8 +191,13 @@ def search_choose(prm, budget, sstate, cur, deck, hands, table, discards, locked
     pol = np.full(4, POL_HEURISTIC, np.int64)
     log = np.zeros((1, LOG_WIDTH), np.int64)
     for w in range(worlds):
-        sstate = determinize(prm, d, cur, hands, table, discards, locked, deck, whands, wlocked, wdeck, unseen,
-                             sstate)
+        if peek:
+            copy2(whands, hands)
+            copy1(wlocked, locked)
+            copy1(wdeck, deck)
+        else:
+            sstate = determinize(prm, d, cur, hands, table, discards, locked, deck, whands, wlocked, wdeck, unseen,
+                                 sstate)
         sstate, rollout_key = next_u64(sstate)
         for k in range(ncand):
             copy1(rcur, cur)

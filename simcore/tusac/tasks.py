@@ -21,7 +21,7 @@ from typing import Any, Mapping
 import numpy as np
 import pyarrow as pa
 
-from cardsim.simcore.framework.tasks import TABLE_SEAT, DealTaskBase, PlayTaskBase, counts_table, policy_budgets
+from cardsim.simcore.framework.tasks import TABLE_SEAT, DealTaskBase, PlayTaskBase, counts_table, policy_budgets, with_peeking
 from cardsim.simcore.tusac import deal as kernel
 from cardsim.simcore.tusac.policies import POLICIES
 from cardsim.simcore.tusac.rules import TuSacRules
@@ -82,7 +82,7 @@ SEARCH_CHUNK_GAMES = 1024
 class PlayTask(PlayTaskBase):
     game = "tusac"
     rules_cls = TuSacRules
-    policy_names = POLICIES
+    policy_names = with_peeking(POLICIES)
 
     def default_chunk_size(self, options: Mapping[str, Any]) -> int:
         """Smaller chunks when a seat searches, so progress and interrupts stay fine-grained."""
