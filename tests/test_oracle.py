@@ -115,7 +115,7 @@ def test_the_oracle_beats_the_heuristic_on_the_same_deals(game, policy, n):
     assert gain > 0 and z > 4, (gain, z)
 
 
-def test_cli_labels_an_oracle_seat(tmp_path):
+def test_results_label_an_oracle_seat():
     import cardsim
 
     result = cardsim.play("tusac", games=40, seed=2, policy="0=oracle:4", progress=False)

@@ -177,10 +177,10 @@ def parse_policy_text(text: str, players: int, names: Sequence[str], default: st
 
 #: Policies that take a budget: ``search`` or ``search:N`` (N rollouts per decision).
 BUDGETED_POLICIES = ("search", "oracle")
-#: Policies that see every hidden card (and the stock): the labelled upper bound of measured
-#: skill, never a default. The kernels run them as the search on the true state: they share
-#: the search's policy code, with the budget negated (see :func:`seat_budgets`).
-PEEKING_POLICIES = ("oracle",)
+#: Policies that see every hidden card (and the stock), each with the policy whose kernel code
+#: it runs as: the labelled upper bound of measured skill, never a default. ``oracle`` is the
+#: search on the true state: the search's code with the budget negated (see :func:`seat_budgets`).
+PEEKING_POLICIES = {"oracle": "search"}
 #: The budget of a bare ``search`` (rollouts per decision), unless a game says otherwise.
 DEFAULT_SEARCH_BUDGET = 64
 MAX_SEARCH_BUDGET = 1 << 20
@@ -207,7 +207,7 @@ def split_policy(name: str) -> tuple[str, int]:
 
 def with_peeking(names: Sequence[str]) -> tuple[str, ...]:
     """A game's policy names (its kernels' codes) plus the peeking ``oracle``, for games with a search."""
-    return tuple(names) + tuple(p for p in PEEKING_POLICIES if "search" in names and p not in names)
+    return tuple(names) + tuple(p for p, runs_as in PEEKING_POLICIES.items() if runs_as in names and p not in names)
 
 
 def canonical_policy(name: str, names: Sequence[str]) -> str:
@@ -262,8 +262,8 @@ def policy_codes(policies, players: int, names: Sequence[str]) -> np.ndarray:
     for p in policies:
         if isinstance(p, str):
             p = split_policy(p)[0]
-            if p in PEEKING_POLICIES and "search" in names:
-                p = "search"  # the search's code; seat_budgets marks the seat as peeking
+            if PEEKING_POLICIES.get(p) in names:
+                p = PEEKING_POLICIES[p]  # seat_budgets marks the seat as peeking
             if p not in names:
                 raise ValueError(f"unknown policy {p!r} (known: {', '.join(names)})")
             p = names.index(p)

@@ -405,9 +405,9 @@ def decision_state(seed: int, index: int, r: int, rules, policies, nth: int, cla
     st = new_state(s.P, deck.shape[0])
     st[10][:] = deck
     sstate = np.uint64(search_key(np.uint64(seed), np.int64(index * s.R + r)))
+    budgets = s.bud if s.bud is not None else policy_budgets(policies, s.P)  # s.bud: oracle seats negative
     found, _, sstate, q = _play_until(st, np.uint64(state), sstate, np.int64(r % s.P), np.int64(k), np.int64(m),
-                                      np.int64(H), s.prm, s.mp, s.pol, s.bud if s.bud is not None else policy_budgets(policies, s.P), s.cseat, s.reach,
-                                      np.int64(nth))
+                                      np.int64(H), s.prm, s.mp, s.pol, budgets, s.cseat, s.reach, np.int64(nth))
     if not found:
         return None
     return {"st": tuple(a.copy() for a in st), "seat": int(q), "search_state": np.uint64(sstate)}

@@ -169,15 +169,15 @@ def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls
                           st[ST_ACTIVE] == 2, cand, ccls, out_m, out_c, out_v)
     if n == 1 or out_v[0] == GOES_OUT:
         return out_m[0], out_c[0], srng, 0
+    peek = budget < 0
+    # the oracle's one world is the true deal: heuristic rollouts from it are deterministic
+    worlds = 1 if peek else max(1, budget // n)
     cards = np.zeros(52, np.int64)
-    n_unseen = unseen_cards(st, h, cards)
+    n_unseen = 0 if peek else unseen_cards(st, h, cards)
     need = np.int64(0)  # typed: a literal would compile shuffle_prefix twice
     for o in range(P):
         if o != me:
             need += st[ST_NCARDS + o]
-    peek = budget < 0
-    # the oracle's one world is the true deal: heuristic rollouts from it are deterministic
-    worlds = 1 if peek else max(1, budget // n)
     wins = np.zeros(n, np.int64)
     points = np.zeros(n, np.int64)
     world = np.zeros(8, np.uint64)

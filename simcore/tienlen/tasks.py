@@ -7,7 +7,8 @@ import numpy as np
 import pyarrow as pa
 
 from cardsim.simcore.framework.config import ConfigError
-from cardsim.simcore.framework.tasks import DealTaskBase, PlayTaskBase, grid_counts_table, policy_budgets, with_peeking
+from cardsim.simcore.framework.tasks import (DealTaskBase, PlayTaskBase, grid_counts_table, policy_budgets,
+                                             with_peeking)
 from cardsim.simcore.tienlen import deal as kernel
 from cardsim.simcore.tienlen.policies import POLICIES
 from cardsim.simcore.tienlen.rules import INSTANT_WIN_KINDS, TienLenRules

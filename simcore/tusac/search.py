@@ -190,12 +190,12 @@ def search_choose(prm, budget, sstate, cur, deck, hands, table, discards, locked
     rseat = np.zeros((N_SEAT, P), np.int16)
     pol = np.full(4, POL_HEURISTIC, np.int64)
     log = np.zeros((1, LOG_WIDTH), np.int64)
+    if peek:  # rollouts copy the world, so the true one serves every world
+        copy2(whands, hands)
+        copy1(wlocked, locked)
+        copy1(wdeck, deck)
     for w in range(worlds):
-        if peek:
-            copy2(whands, hands)
-            copy1(wlocked, locked)
-            copy1(wdeck, deck)
-        else:
+        if not peek:
             sstate = determinize(prm, d, cur, hands, table, discards, locked, deck, whands, wlocked, wdeck, unseen,
                                  sstate)
         sstate, rollout_key = next_u64(sstate)

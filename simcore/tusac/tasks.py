@@ -21,7 +21,8 @@ from typing import Any, Mapping
 import numpy as np
 import pyarrow as pa
 
-from cardsim.simcore.framework.tasks import TABLE_SEAT, DealTaskBase, PlayTaskBase, counts_table, policy_budgets, with_peeking
+from cardsim.simcore.framework.tasks import (TABLE_SEAT, DealTaskBase, PlayTaskBase, counts_table, policy_budgets,
+                                             with_peeking)
 from cardsim.simcore.tusac import deal as kernel
 from cardsim.simcore.tusac.policies import POLICIES
 from cardsim.simcore.tusac.rules import TuSacRules
