@@ -153,9 +153,15 @@ def resolve_rules(game: str, rules: Optional[Mapping[str, Any]] = None, rules_fi
     """A game's validated rules: defaults, then ``rules_file`` (TOML), then ``rules``
     (a dict like ``--set``: ``{"players": 3, "steals": "off"}``), then ``sets``
     (``"key=value"`` strings, as ``--set`` gives them)."""
+    return registry.rules_class(game).from_settings(_rule_settings(game, rules, rules_file, sets))
+
+
+def _rule_settings(game: str, rules: Optional[Mapping[str, Any]], rules_file: Optional[PathLike],
+                   sets: Sequence[str]) -> dict[str, Any]:
+    """The switch settings :func:`resolve_rules` validates, in the order they apply."""
     from cardsim.simcore.framework.config import parse_set_options
 
-    cls = registry.rules_class(game)
+    registry.rules_class(game)  # an unknown game fails first
     settings: dict[str, Any] = {}
     if rules_file is not None:
         from cardsim.simcore.run import lifecycle
@@ -168,7 +174,7 @@ def resolve_rules(game: str, rules: Optional[Mapping[str, Any]] = None, rules_fi
         # as --set gives them (text), so that values are checked and reported alike; booleans as TOML's
         settings.update({str(k): (v if isinstance(v, bool) else str(v)) for k, v in rules.items()})
     settings.update(parse_set_options(list(sets)))
-    return cls.from_settings(settings)
+    return settings
 
 
 def _setup(game: str, task: str, n: int, rules, options: dict[str, Any], chunk_size: Optional[int],
@@ -359,11 +365,12 @@ def resume(path: PathLike, threads: Optional[int] = None, progress: bool = True,
 
 #: the folders that are not runs: description file, their tables, the main table
 _TABLE_FOLDERS = (("experiment.json", ("comparison", "sweep"), "comparison"),
-                  ("ladder.json", ("ratings", "games"), "ratings"))
+                  ("ladder.json", ("ratings", "games"), "ratings"),
+                  ("balance.json", ("card", "seats", "games"), "card"))
 
 
 def load(path: PathLike) -> Result | TableResult:
-    """Open a finished run (``Result``), experiment or ladder folder (``TableResult``)."""
+    """Open a finished run (``Result``), experiment, ladder or balance folder (``TableResult``)."""
     path = Path(path)
     for description, names, main in _TABLE_FOLDERS:
         if (path / description).is_file():
@@ -502,6 +509,122 @@ def ladder(game: str, policies: Optional[Sequence[str] | str] = None, field: str
             replace_directory(tmp, out, overwrite)
     meta = dict(config.manifest(), players=rules.players)
     return TableResult({"ratings": table, "games": frame}, meta, out, "ratings")
+
+
+def balance(game: str, policies: Optional[Sequence[str] | str] = None, field: str = "heuristic",
+            games: int | str = 2000, seed: Optional[int] = None, rules: Optional[Mapping[str, Any]] = None,
+            rules_file: Optional[PathLike] = None, sets: Sequence[str] = (),
+            compare_file: Optional[PathLike] = None, compare_sets: Sequence[str] = (),
+            out: Optional[PathLike] = None, overwrite: bool = False, threads: Optional[int] = None,
+            progress: bool = True, yes: bool = False) -> TableResult:
+    """The balance card of one rule set: seat and role balance, length, draws, comebacks,
+    luck versus skill and the strength ladder, every figure with a 95% interval.
+
+    Every strength in ``policies`` plays alone at the table, and (except the field) in
+    one seat of a ``field`` table in every seat rotation, all on games ``0 .. games-1``
+    of one seed (:mod:`cardsim.simcore.study.balance`; figures:
+    :mod:`cardsim.analysis.balance`).
+
+    Parameters
+    ----------
+    policies : list of str or str, optional
+        The strengths (default ``random, heuristic, search``); add ``oracle`` (the
+        peeking bound) for ``relative_skill``.
+    field : str
+        The policy of the other seats when one strength is measured (added to the
+        strengths when missing).
+    games : int
+        Deals per table.
+    compare_file, compare_sets : optional
+        A second rule set (a rules TOML and/or ``key=value`` on top of the first): both
+        cards are played on the same deals and every figure gets a paired difference.
+
+    Returns
+    -------
+    TableResult
+        ``.summary()``: the card, one row per figure (``metric, group, strength, unit, n,
+        value, ci_low, ci_high, note``; with a comparison also ``rules``: ``base``,
+        ``compare``, ``difference``); ``.tables["seats"]``, ``.tables["games"]``: the
+        played games.
+    """
+    import json
+    import shutil
+
+    from cardsim.analysis.balance import card, compare_cards
+    from cardsim.cli.render import _LazyProgress
+    from cardsim.simcore.framework.tasks import canonical_policy
+    from cardsim.simcore.run import lifecycle
+    from cardsim.simcore.run.estimate import MAX_SECONDS, estimate, human_time
+    from cardsim.simcore.run.output import check_output_path, replace_directory
+    from cardsim.simcore.run.runner import set_threads
+    from cardsim.simcore.study.balance import (DEFAULT_POLICIES, BalanceConfig, play_balance, table_options, to_frames,
+                                               validate)
+
+    spec = registry.get_spec(game)
+    base_rules = resolve_rules(game, rules, rules_file, sets)
+    other_rules = None
+    if compare_file is not None or compare_sets:  # the second rule set: the first one's settings, then these
+        other = _rule_settings(game, rules, rules_file, sets)
+        other.update(_rule_settings(game, None, compare_file, compare_sets))
+        other_rules = registry.rules_class(game).from_settings(other)
+    listed = DEFAULT_POLICIES if policies is None else (policies.split(",") if isinstance(policies, str)
+                                                       else list(policies))
+    names = [str(x).strip() for x in listed if str(x).strip()]
+    field_name = canonical_policy(field, spec.policies)
+    names = list(dict.fromkeys(canonical_policy(x, spec.policies) for x in names))
+    if field_name not in names:
+        names.append(field_name)
+    n = _count(games, "--games")
+    seed = draw_seed() if seed is None else parse_seed(seed)
+    configs = [BalanceConfig(game=game, rules=r, policies=tuple(names), field=field_name, n=n, seed=seed)
+               for r in (base_rules, other_rules) if r is not None]
+    for config in configs:
+        validate(config)
+    cores = set_threads(threads)
+    seconds = sum(estimate(game, "play", n, n, table_options(c, seats), cores)[0]
+                  for c in configs for _, _, seats in c.tables())
+    if seconds > MAX_SECONDS and not yes:
+        raise ConfigError(f"this card would take about {human_time(seconds)} on {cores} core(s): use fewer "
+                          f"--games or cheaper --policies, or --yes to run anyway")
+    if out is not None:
+        out = lifecycle.resolve_out(out)
+        check_output_path(out, overwrite)
+    bar = _LazyProgress(progress, f"balance {game}", 1)
+    try:
+        plays = []
+        for i, config in enumerate(configs):
+            def step(done: int, total: int, i: int = i) -> None:  # the cards have the same number of chunks
+                bar.update(i * total + done, total * len(configs))
+            plays.append(play_balance(config, on_step=step))
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted; nothing was written") from None
+    finally:
+        bar.close()
+    table = card(plays[0]) if len(plays) == 1 else compare_cards(plays[0], plays[1])
+    frames = [to_frames(p) for p in plays]
+    seats, played = frames[0]
+    if len(frames) > 1:
+        import pandas as pd
+
+        seats = pd.concat([seats.assign(rules="base"), frames[1][0].assign(rules="compare")], ignore_index=True)
+        played = pd.concat([played.assign(rules="base"), frames[1][1].assign(rules="compare")], ignore_index=True)
+    first = next(iter(plays[0].alone.values()))
+    meta = dict(configs[0].manifest(), length_unit=first.length_unit,
+                points_lower_is_better=bool(first.points_lower_is_better), no_winner_group=first.no_winner_group)
+    if len(configs) > 1:
+        meta["compare_rules"] = configs[1].rules.to_dict()
+    if out is not None:  # written beside, then renamed into place under the output lock
+        with lifecycle.OutputLock(out):
+            lifecycle.clean_debris(out)
+            tmp = out.parent / f".{out.name}.partial.balance"
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir(parents=True)
+            (tmp / "balance.json").write_text(json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
+            table.to_parquet(tmp / "card.parquet", index=False)
+            seats.to_parquet(tmp / "seats.parquet", index=False)
+            played.to_parquet(tmp / "games.parquet", index=False)
+            replace_directory(tmp, out, overwrite)
+    return TableResult({"card": table, "seats": seats, "games": played}, meta, out, "card")
 
 
 def _run_experiment(spec, n: Optional[int], seed: Optional[int], out: Optional[PathLike], overwrite: bool,

@@ -260,3 +260,24 @@ def print_comparison(table, as_json: bool) -> None:
         verdicts = robustness(table)
         print_plain_table(("metric", "arm", "across strengths"),
                           [(r.metric, r.arm, r.verdict) for r in verdicts.itertuples(index=False)])
+
+
+def print_balance(table, as_json: bool) -> None:
+    """Print a balance card as text (the answers at a glance first, then every figure)
+    or JSON records (one per figure; NaN as null)."""
+    if as_json:
+        sys.stdout.write(json_records(table) + "\n")
+        return
+    from cardsim.analysis.balance import headline
+
+    def cell(value: float) -> str:
+        return "n/a" if value != value else _fmt(value)
+
+    compare = "rules" in table.columns
+    for title, part in (("at a glance", headline(table)), ("every figure", table)):
+        sys.stdout.write(f"{title}:\n")
+        rows = [(*((r.rules,) if compare else ()), r.metric, r.group, r.strength, f"{r.n:,}", cell(r.value),
+                 f"[{cell(r.ci_low)}, {cell(r.ci_high)}]", r.unit, r.note) for r in part.itertuples(index=False)]
+        print_plain_table((*(("rules",) if compare else ()), "metric", "group", "strength", "n", "value",
+                           "95% CI", "unit", "note"), rows, right=tuple(i + compare for i in (3, 4, 5)))
+        sys.stdout.write("\n")

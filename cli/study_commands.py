@@ -1,4 +1,4 @@
-"""The commands that study results: ``ladder``, ``exact``, ``summary``, ``experiment``, ``report``."""
+"""The commands that study results: ``ladder``, ``balance``, ``exact``, ``summary``, ``experiment``, ``report``."""
 from __future__ import annotations
 
 import json
@@ -13,12 +13,13 @@ try:  # recent typer vendors click; older releases depend on it
 except ImportError:  # pragma: no cover
     pass
 
-from cardsim.cli.render import (_exact_text, print_comparison, print_ladder,
+from cardsim.cli.render import (_exact_text, print_balance, print_comparison, print_ladder,
                                 print_plain_table, print_summary, print_sweep)
 from cardsim.cli.runs import (check_custom_metrics, parse_count, parse_seed, resolve_rules, say_drawn_seed)
 
 from cardsim.cli.app import app
-from cardsim.cli.params import (ThreadsOpt, SetsOpt, RulesFileOpt, QuietOpt, GameArg, SeedOpt, OverwriteOpt, MetricOpt)
+from cardsim.cli.params import (ThreadsOpt, SetsOpt, RulesFileOpt, QuietOpt, GameArg, SeedOpt, OverwriteOpt, MetricOpt,
+                               YesOpt)
 
 
 LADDER_POLICIES_HELP = ("candidate policies, comma-separated (default: the game's policies plus "
@@ -63,6 +64,58 @@ def ladder_command(
         where = f", written to {out}" if out is not None else ""
         sys.stderr.write(f"{game} ladder: field {config['field']}, {config['n']:,} deals x "
                          f"{config['players']} seats per policy, seed={config['seed']}{where}\n")
+
+
+@app.command("balance")
+def balance_command(
+    game: GameArg,
+    policies: Optional[str] = typer.Option(None, "--policies", help="strengths, comma-separated (default: random,"
+                                                                     "heuristic,search); add oracle for "
+                                                                     "relative_skill"),
+    field: str = typer.Option("heuristic", "--field", help="the other seats' policy when one strength is measured"),
+    games: str = typer.Option("2000", "--games", "-n", help="deals per table (every table plays the same deals)"),
+    seed: SeedOpt = None,
+    threads: ThreadsOpt = None,
+    sets: SetsOpt = [],
+    rules_file: RulesFileOpt = None,
+    compare: Optional[Path] = typer.Option(None, "--compare", help="a second rules TOML (on top of the first "
+                                                                   "rule set): both on the same deals, with "
+                                                                   "paired differences"),
+    compare_sets: List[str] = typer.Option([], "--compare-set", help="a switch of the second rule set, "
+                                                                     "key=value (repeatable; with or without "
+                                                                     "--compare)"),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="write balance.json, card.parquet, seats.parquet "
+                                                                 "and games.parquet into this new folder"),
+    overwrite: OverwriteOpt = False,
+    yes: YesOpt = False,
+    quiet: QuietOpt = False,
+    as_json: bool = typer.Option(False, "--json", help="print the card as JSON records: metric, group, strength, "
+                                                       "unit, n, value, ci_low, ci_high, note (+ rules)"),
+) -> None:
+    """The balance card of a rule set: is it fair, how long is it, how much is luck?
+
+    Every strength plays alone at the table (win rate per seat and role, seat_gap,
+    points, length, no_winner_rate, comeback_rate) and in one seat of the field in every
+    seat rotation (win rate, score and Elo against the field; luck_share, skill_share
+    and residual_share from a two-way analysis of variance of hand and player); then
+    elo_spread and levels_60 over the ladder, and relative_skill when random and oracle
+    are among the strengths. All on the same deals, every figure with a 95% interval.
+    """
+    from cardsim import api
+
+    result = api.balance(game, policies=policies, field=field, games=parse_count(games, "--games"),
+                         seed=parse_seed(seed), rules_file=rules_file, sets=sets, compare_file=compare,
+                         compare_sets=compare_sets, out=out, overwrite=overwrite, threads=threads,
+                         progress=not quiet, yes=yes)
+    print_balance(result.summary(), as_json)
+    if as_json or quiet:
+        say_drawn_seed()
+    sys.stdout.flush()
+    if not as_json and not quiet:
+        meta = result.meta
+        where = f", written to {out}" if out is not None else ""
+        sys.stderr.write(f"{game} balance card: {', '.join(meta['policies'])} (field {meta['field']}), "
+                         f"{meta['n']:,} deals per table, seed={meta['seed']}{where}\n")
 
 
 @app.command("exact")

@@ -178,6 +178,10 @@ class GameSpec:
         ``"module:function"`` that builds the game's plain-Python lookup tables for a
         rules object, ``function(rules)``, keeping them in cardsim's cache folder;
         ``cardsim compile`` calls it with the default rules. Empty when the game has none.
+    balance : str
+        ``"module:function"`` of the game's outcomes for the balance card,
+        ``function(tables, rules) -> BalanceOutcomes`` (:mod:`cardsim.simcore.framework.balance`)
+        from one chunk's ``play`` tables as pandas frames; empty when the game has no card yet.
     throughput : mapping
         ``{task: runs per second on one core}``, rough (deals for ``deal``, games or
         rounds for ``play``), for the time estimate that refuses runs that cannot finish
@@ -197,6 +201,7 @@ class GameSpec:
     ledger: str = ""
     hands: str = ""
     tables: str = ""
+    balance: str = ""
     throughput: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -240,7 +245,7 @@ class GameSpec:
             getattr(self, piece)
         for metric in self.metrics.values():
             metric.function
-        for piece in ("exact", "ledger", "tables"):
+        for piece in ("exact", "ledger", "tables", "balance"):
             ref = getattr(self, piece)
             if ref and not callable(resolve_ref(ref)):
                 raise TypeError(f"GameSpec {self.name!r}: {piece} {ref!r} is not callable")

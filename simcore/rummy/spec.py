@@ -29,6 +29,7 @@ def _rummy_spec(name: str, title: str, rules_cls, deal: str, play: str, play_rat
                     play=f"{_PACKAGE}.tasks:{play}", summary=f"{_PACKAGE}.summary:play_summary",
                     metrics=_METRICS, options=_OPTIONS, rules_doc=f"docs/rules/{name}.md",
                     ledger=f"{_PACKAGE}.replay:card_ledger",
+                    balance=f"{_PACKAGE}.summary:balance_outcomes",
                     throughput={"deal": 5e5, "play": play_rate})  # per second and core, conservative
 
 

@@ -1,10 +1,13 @@
 """Loba and Continental on the pandas side: the play summary and the experiment metrics."""
 from __future__ import annotations
 
+from typing import Mapping
+
 import numpy as np
 import pandas as pd
 
 from cardsim.simcore.run.output import Dataset
+from cardsim.simcore.framework.balance import BalanceOutcomes
 from cardsim.simcore.framework.summarize import SummaryAccumulator, seat_columns
 
 
@@ -67,3 +70,44 @@ def play_metrics(frame: pd.DataFrame) -> pd.DataFrame:
         if f"minus10_{seat}" in frame:
             out[f"minus10_seat_{seat}"] = frame[f"minus10_{seat}"].astype(float)
     return out
+
+
+def balance_outcomes(tables: Mapping[str, pd.DataFrame], rules) -> BalanceOutcomes:
+    """Outcomes for the balance card from one chunk's ``matches`` and ``hands`` tables.
+
+    A game is a match: its winner has the lowest total (penalty points, fewer is
+    better). Length is the match's turns over all rounds; ``no_winner`` is the fraction
+    of its rounds nobody went out in (capped). The role ``first to play`` is seat 0
+    (it plays first in round 1). Progress is the running total after each round: the
+    comebacks are ``mid-game`` (the winner was not leading, ties counting as leading,
+    after round R // 2 of R) and ``last third`` (after round R - R // 3).
+    """
+    matches = tables["matches"].sort_values("game", kind="stable")
+    hands = tables["hands"].sort_values(["game", "round"], kind="stable")
+    players = rules.players
+    seats = np.arange(players)
+    game = matches["game"].to_numpy(np.int64)
+    winner = matches["winner"].to_numpy()
+    win = (winner[:, None] == seats).astype(float)
+    points = np.stack([matches[f"total_{s}"].to_numpy(float) for s in seats], axis=1)
+    rounds = int(hands["round"].max()) if len(hands) else 0
+    per_round = np.stack([hands[f"points_{s}"].to_numpy(float) for s in seats], axis=1).reshape(len(game), rounds,
+                                                                                                 players)
+    running = np.cumsum(per_round, axis=1)
+    rows = np.arange(len(game))
+
+    def trailing(after: int) -> np.ndarray:
+        if after < 1 or after >= rounds:
+            return np.full(len(game), np.nan)
+        totals = running[:, after - 1, :]
+        return (totals[rows, winner] > totals.min(axis=1)).astype(float)
+
+    first = np.zeros((len(game), players), bool)
+    first[:, 0] = True
+    turns = hands["turns"].to_numpy(float).reshape(len(game), rounds)
+    capped = hands["capped"].to_numpy(float).reshape(len(game), rounds)
+    return BalanceOutcomes(game=game, win=win, points=points, length=turns.sum(axis=1),
+                           no_winner=capped.mean(axis=1), length_unit="turns", points_lower_is_better=True,
+                           no_winner_group="rounds",
+                           roles={"first to play": first},
+                           comebacks={"mid-game": trailing(rounds // 2), "last third": trailing(rounds - rounds // 3)})

@@ -27,10 +27,12 @@ MAX_SECONDS = 24 * 3600.0
 def estimate(game: str, task: str, n: int, chunk_size: int, options: dict, cores: int) -> tuple[float, float]:
     """``(seconds, bytes)`` of a run, roughly."""
     rate = registry.get_spec(game).throughput.get(task, DEFAULT_RATE) * max(cores, 1)
+    slowdown = 0.0
     for policy in options.get("policies", []) or []:
         base, budget = split_policy(str(policy))
         if base in BUDGETED_POLICIES:
-            rate /= max(1.0, budget * 5.0)  # a search seat plays ~N rollouts per decision
+            slowdown += budget * 5.0  # a search seat plays ~N rollouts per decision; seats add up
+    rate /= max(1.0, slowdown)
     seconds = n / rate
     rows = n * (ROW_BYTES[task] + (PER_DEAL_BYTES if options.get("per_deal") else 0.0))
     parts = -(-n // chunk_size)

@@ -26,5 +26,6 @@ SPEC = GameSpec(
     exact=f"{_PACKAGE}.exact:exact_table",
     ledger=f"{_PACKAGE}.replay:card_ledger",
     hands=f"{_PACKAGE}.events:HANDS",
+    balance=f"{_PACKAGE}.summary:balance_outcomes",
     throughput={"deal": 5e6, "play": 5e4},  # deals or games per second and core, conservative
 )

@@ -1,10 +1,13 @@
 """Tiến Lên on the pandas side: the play summary and the experiment metrics."""
 from __future__ import annotations
 
+from typing import Mapping
+
 import numpy as np
 import pandas as pd
 
 from cardsim.simcore.run.output import Dataset
+from cardsim.simcore.framework.balance import BalanceOutcomes
 from cardsim.simcore.framework.summarize import SummaryAccumulator, seat_columns
 
 
@@ -78,3 +81,21 @@ def play_metrics(frame: pd.DataFrame) -> pd.DataFrame:
         won = sum((holder == s) & (frame[f"place_{s}"].to_numpy() == 1) for s in seat_columns(frame, "place_"))
         out["three_spades_holder_wins"] = won.astype(float)
     return out
+
+
+def balance_outcomes(tables: Mapping[str, pd.DataFrame], rules) -> BalanceOutcomes:
+    """Outcomes for the balance card from one chunk's ``games`` table (in game order).
+
+    Length is in tricks (an instant win has none); every game has a winner. The role
+    ``leads first`` is the seat that leads the first trick: the 3♠ holder in a match's
+    first game, the previous winner after it. No mid-game progress is recorded, so
+    there are no comeback figures.
+    """
+    games = tables["games"]
+    seats = range(rules.players)
+    win = np.stack([(games[f"place_{s}"] == 1).to_numpy(float) for s in seats], axis=1)
+    points = np.stack([games[f"points_{s}"].to_numpy(float) for s in seats], axis=1)
+    leader = games["leader"].to_numpy()
+    return BalanceOutcomes(game=games["game"].to_numpy(np.int64), win=win, points=points,
+                           length=games["tricks"].to_numpy(float), no_winner=np.zeros(len(games)),
+                           length_unit="tricks", roles={"leads first": leader[:, None] == np.arange(rules.players)})

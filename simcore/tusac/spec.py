@@ -24,6 +24,7 @@ SPEC = GameSpec(
     exact=f"{_PACKAGE}.exact:exact_table",
     ledger=f"{_PACKAGE}.replay:card_ledger",
     hands=f"{_PACKAGE}.events:HANDS",
+    balance=f"{_PACKAGE}.summary:balance_outcomes",
     tables=f"{_PACKAGE}.play:tables",
     throughput={"deal": 2.5e6, "play": 2e4},  # deals or games per second and core, conservative
 )

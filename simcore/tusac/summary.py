@@ -1,10 +1,13 @@
 """Tứ Sắc on the pandas side: the play summary and the experiment metrics."""
 from __future__ import annotations
 
+from typing import Mapping
+
 import numpy as np
 import pandas as pd
 
 from cardsim.simcore.run.output import Dataset
+from cardsim.simcore.framework.balance import BalanceOutcomes
 from cardsim.simcore.framework.summarize import SummaryAccumulator, seat_columns
 
 
@@ -74,3 +77,22 @@ def play_metrics(frame: pd.DataFrame) -> pd.DataFrame:
     if "turns" in frame:
         out["turns"] = frame["turns"].astype(float)
     return out
+
+
+def balance_outcomes(tables: Mapping[str, pd.DataFrame], rules) -> BalanceOutcomes:
+    """Outcomes for the balance card from one chunk's ``games`` table (in game order).
+
+    Length is in turns; a game with no winner (the stock ran out) is a draw. The role
+    ``dealer`` is seat 0 (21 cards, opens the game). No mid-game progress is recorded,
+    so there are no comeback figures.
+    """
+    games = tables["games"]
+    winner = games["winner"].to_numpy()
+    seats = np.arange(rules.players)
+    win = (winner[:, None] == seats).astype(float)
+    points = np.stack([games[f"points_{s}"].to_numpy(float) for s in seats], axis=1)
+    dealer = np.zeros((len(games), rules.players), bool)
+    dealer[:, 0] = True
+    return BalanceOutcomes(game=games["game"].to_numpy(np.int64), win=win, points=points,
+                           length=games["turns"].to_numpy(float), no_winner=(winner < 0).astype(float),
+                           length_unit="turns", roles={"dealer": dealer})

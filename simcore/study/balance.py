@@ -1,0 +1,210 @@
+"""The balance card's games: every strength alone at the table, and each strength in one
+seat of a field, in every seat rotation, all on the same deals.
+
+For ``--policies P1,P2,...`` and a field policy ``F``:
+
+* a *table* per strength ``P``: every seat plays ``P`` (seat and role balance, length,
+  draws, comebacks at that strength);
+* a *rotation set* per strength ``X != F``: for each seat ``r``, ``X`` plays seat ``r``
+  and ``F`` every other seat (head to head against the field, ratings, and the
+  luck/skill split: each (deal, seat) is played by ``X`` once and by ``F`` in the other
+  rotations).
+
+Every table plays games ``0 .. n-1`` of the same run seed, so game ``i`` starts from the
+same deal everywhere (common random numbers) and figures can be paired deal by deal.
+The figures are computed on the pandas side (:mod:`cardsim.analysis.balance`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from cardsim.simcore.framework.balance import BalanceOutcomes
+from cardsim.simcore.framework.config import ConfigError
+from cardsim.simcore.framework.registry import get_spec
+from cardsim.simcore.framework.spec import resolve_ref
+
+#: Strengths of the card when ``--policies`` is not given (``search`` at its default budget).
+DEFAULT_POLICIES = ("random", "heuristic", "search")
+
+
+@dataclass(frozen=True)
+class BalanceConfig:
+    """One card: the game, its rules, the strengths, the field, n deals, the seed."""
+
+    game: str
+    rules: Any
+    policies: tuple[str, ...]
+    field: str
+    n: int
+    seed: int
+    options: Mapping[str, Any] = field(default_factory=dict)
+    chunk_size: int | None = None
+
+    def manifest(self) -> dict[str, Any]:
+        from cardsim.simcore import __version__
+
+        return {"kind": "balance", "cardsim_version": __version__, "game": self.game, "rules": self.rules.to_dict(),
+                "house_choices": dict(self.rules.HOUSE_CHOICES), "policies": list(self.policies),
+                "field": self.field, "n": self.n, "seed": self.seed, "options": dict(self.options),
+                "players": self.rules.players}
+
+    def tables(self) -> list[tuple[str, int, list[str]]]:
+        """``(strength, rotation, seat policies)`` of every table in play order;
+        rotation -1 is the strength alone at the table, ``r >= 0`` the strength at seat
+        ``r`` of the field."""
+        players = self.rules.players
+        out = [(p, -1, [p] * players) for p in self.policies]
+        for p in self.policies:
+            if p != self.field:
+                out += [(p, r, [p if s == r else self.field for s in range(players)]) for r in range(players)]
+        return out
+
+
+@dataclass
+class BalancePlay:
+    """The played games of a card: outcomes per table (:class:`BalanceOutcomes`, game order).
+
+    ``alone[P]`` is strength ``P`` in every seat; ``rotations[X][r]`` is ``X`` at seat
+    ``r`` of the field.
+    """
+
+    config: BalanceConfig
+    alone: dict[str, BalanceOutcomes]
+    rotations: dict[str, list[BalanceOutcomes]]
+
+
+def table_options(config: BalanceConfig, seats: list[str]) -> dict[str, Any]:
+    """The validated play options of one table (``seats``: the policy of each seat)."""
+    task = get_spec(config.game).play
+    options = dict(config.options)
+    options["policy"] = list(seats)
+    options = task.parse_options(config.rules, options)
+    task.check_options(config.rules, options)
+    return options
+
+
+def validate(config: BalanceConfig) -> None:
+    """Raise :class:`ConfigError` for bad sizes, policies or options before anything runs."""
+    if config.n < 2:
+        raise ConfigError(f"--games must be at least 2 (intervals need two deals), got {config.n}")
+    if not config.policies:
+        raise ConfigError("--policies is empty")
+    if not get_spec(config.game).balance:
+        raise ConfigError(f"the balance card is not available for {config.game} yet")
+    for _, _, seats in config.tables():
+        table_options(config, seats)
+
+
+def concat_outcomes(parts: list[BalanceOutcomes]) -> BalanceOutcomes:
+    """One record from chunks in game order (the roles and comebacks of the first)."""
+    first = parts[0]
+    join = np.concatenate
+    return BalanceOutcomes(
+        game=join([p.game for p in parts]), win=join([p.win for p in parts]), points=join([p.points for p in parts]),
+        length=join([p.length for p in parts]), no_winner=join([p.no_winner for p in parts]),
+        length_unit=first.length_unit, points_lower_is_better=first.points_lower_is_better,
+        no_winner_group=first.no_winner_group, roles={k: join([p.roles[k] for p in parts]) for k in first.roles},
+        comebacks={k: join([p.comebacks[k] for p in parts]) for k in first.comebacks})
+
+
+def play_balance(config: BalanceConfig, on_step: Callable[[int, int], None] | None = None) -> BalancePlay:
+    """Play every table of the card (:meth:`BalanceConfig.tables`) on games ``0 .. n-1``."""
+    from cardsim.simcore.run.runner import RunConfig
+
+    validate(config)
+    spec = get_spec(config.game)
+    task = spec.play
+    outcomes_of = resolve_ref(spec.balance)
+    plans = []
+    for strength, rotation, seats in config.tables():
+        options = table_options(config, seats)
+        chunk = config.chunk_size or min(task.default_chunk_size(options), config.n)
+        task.check_chunk_size(chunk, options)
+        run = RunConfig(game=config.game, task="play", rules=config.rules, n=config.n, seed=config.seed,
+                        chunk_size=chunk, options=options)
+        plans.append((strength, rotation, run))
+    total = sum(run.n_chunks for _, _, run in plans)
+    done = 0
+    alone: dict[str, BalanceOutcomes] = {}
+    rotations: dict[str, list[BalanceOutcomes]] = {}
+    for strength, rotation, run in plans:
+        parts = []
+        for chunk_id in range(run.n_chunks):
+            tables = {name: t.to_pandas() for name, t in task.run_chunk(run, chunk_id).items()}
+            for name, frame in tables.items():
+                if "game" in frame and "round" not in frame:
+                    tables[name] = frame.sort_values("game", kind="stable").reset_index(drop=True)
+            parts.append(outcomes_of(tables, config.rules))
+            done += 1
+            if on_step is not None:
+                on_step(done, total)
+        record = concat_outcomes(parts)
+        if rotation < 0:
+            alone[strength] = record
+        else:
+            rotations.setdefault(strength, []).append(record)
+    return BalancePlay(config, alone, rotations)
+
+
+# ----------------------------------------------------------------------------- storage
+def to_frames(play: BalancePlay) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The played games as two long tables for Parquet.
+
+    ``seats``: one row per (strength, rotation, game, seat): ``win``, ``points`` and a
+    ``role:NAME`` column per role. ``games``: one row per (strength, rotation, game):
+    ``length``, ``no_winner`` and a ``comeback:NAME`` column per comeback. Rotation -1
+    is the strength alone at the table.
+    """
+    seat_frames, game_frames = [], []
+    items = [(p, -1, o) for p, o in play.alone.items()]
+    items += [(p, r, o) for p, rs in play.rotations.items() for r, o in enumerate(rs)]
+    for strength, rotation, o in items:
+        g, players = o.win.shape
+        seats = {"strength": strength, "rotation": np.int8(rotation), "game": np.repeat(o.game, players),
+                 "seat": np.tile(np.arange(players, dtype=np.int8), g), "win": o.win.ravel(),
+                 "points": o.points.ravel()}
+        seats.update({f"role:{k}": v.ravel() for k, v in o.roles.items()})
+        seat_frames.append(pd.DataFrame(seats))
+        games = {"strength": strength, "rotation": np.int8(rotation), "game": o.game, "length": o.length,
+                 "no_winner": o.no_winner}
+        games.update({f"comeback:{k}": v for k, v in o.comebacks.items()})
+        game_frames.append(pd.DataFrame(games))
+    return pd.concat(seat_frames, ignore_index=True), pd.concat(game_frames, ignore_index=True)
+
+
+def from_frames(config: BalanceConfig, seats: pd.DataFrame, games: pd.DataFrame, length_unit: str,
+                points_lower_is_better: bool, no_winner_group: str = "table") -> BalancePlay:
+    """The inverse of :func:`to_frames` (reading a written card back)."""
+    players = config.rules.players
+    alone: dict[str, BalanceOutcomes] = {}
+    rotations: dict[str, list[BalanceOutcomes]] = {}
+    role_cols = [c for c in seats.columns if c.startswith("role:")]
+    comeback_cols = [c for c in games.columns if c.startswith("comeback:")]
+    for (strength, rotation), rows in games.groupby(["strength", "rotation"], sort=False):
+        rows = rows.sort_values("game", kind="stable")
+        s = seats[(seats["strength"] == strength) & (seats["rotation"] == rotation)].sort_values(
+            ["game", "seat"], kind="stable")
+
+        def grid(column: str) -> np.ndarray:
+            return s[column].to_numpy().reshape(len(rows), players)
+
+        record = BalanceOutcomes(
+            game=rows["game"].to_numpy(np.int64), win=grid("win").astype(float),
+            points=grid("points").astype(float), length=rows["length"].to_numpy(float),
+            no_winner=rows["no_winner"].to_numpy(float), length_unit=length_unit,
+            points_lower_is_better=points_lower_is_better, no_winner_group=no_winner_group,
+            roles={c[len("role:"):]: grid(c).astype(bool) for c in role_cols},
+            comebacks={c[len("comeback:"):]: rows[c].to_numpy(float) for c in comeback_cols})
+        if rotation < 0:
+            alone[str(strength)] = record
+        else:
+            rotations.setdefault(str(strength), []).append(record)
+    return BalancePlay(config, alone, rotations)
+
+
+__all__ = ["BalanceConfig", "BalancePlay", "DEFAULT_POLICIES", "play_balance", "validate", "to_frames",
+           "from_frames", "concat_outcomes", "table_options"]

@@ -1,0 +1,201 @@
+"""The balance card (``cardsim balance``): the estimators against cases with known answers,
+then the command on real play.
+
+Known answers: a synthetic outcome table with planted hand and player effects (the
+decomposition recovers them), outcomes the deal alone decides (skill share 0), constant
+outcomes (degenerate, said so), a two-level ladder with a known win probability, and
+symmetric seats (Tiến Lên with random players: every seat's rate is 1/4 and the seat gap's
+interval holds 0).
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import cardsim
+from cardsim.analysis.balance import (bootstrap_weights, decompose, deal_statistics, ladder_figures,
+                                      score_against_field)
+from cardsim.simcore.rummy.summary import balance_outcomes as rummy_outcomes
+from cli_helpers import run
+
+
+def _components(y: np.ndarray, seed: int = 1) -> dict[str, np.ndarray]:
+    weights = bootstrap_weights(y.shape[0], seed, 300)
+    return decompose(weights @ deal_statistics(y), weights.sum(axis=1), y.shape[1])
+
+
+def _planted(deals: int, k: int, hand_sd: float, gap: float, noise_sd: float, seed: int) -> np.ndarray:
+    """``y[d, s, r] = hand[d, s] + gap * (s == r) + noise``: the measured player sits at seat r."""
+    rng = np.random.default_rng(seed)
+    hand = rng.normal(0.0, hand_sd, (deals, k, 1))
+    player = gap * np.eye(k)[None, :, :]
+    return hand + player + rng.normal(0.0, noise_sd, (deals, k, k))
+
+
+@pytest.mark.parametrize("k", [2, 4])
+def test_the_decomposition_recovers_planted_hand_and_player_effects(k):
+    hand_sd, gap, noise_sd = 0.2, 0.3, 0.3
+    parts = _components(_planted(20_000, k, hand_sd, gap, noise_sd, seed=k))
+    # the player effect over observations: +gap (k-1)/k once per cell, -gap/k k-1 times
+    truth = {"hand": hand_sd ** 2, "player": (1 / k) * (1 - 1 / k) * gap ** 2, "residual": noise_sd ** 2,
+             "player_gap": gap}
+    total = truth["hand"] + truth["player"] + truth["residual"]
+    truth["luck_share"], truth["skill_share"] = truth["hand"] / total, truth["player"] / total
+    for name, value in truth.items():
+        estimate, resampled = parts[name][0], parts[name][1:]
+        z = (estimate - value) / resampled.std(ddof=1)
+        assert abs(z) < 4, (name, estimate, value, z)
+
+
+def test_outcomes_the_deal_alone_decides_have_no_skill_share():
+    rng = np.random.default_rng(3)
+    winner = rng.integers(0, 4, 5000)
+    y = np.repeat((winner[:, None] == np.arange(4))[:, :, None], 4, axis=2).astype(float)  # same whoever plays
+    parts = _components(y)
+    assert parts["skill_share"][0] == 0.0 and parts["residual_share"][0] == pytest.approx(0.0, abs=1e-12)
+    assert parts["luck_share"][0] == pytest.approx(1.0)
+
+
+def test_constant_outcomes_are_degenerate_not_a_share_of_one():
+    parts = _components(np.zeros((100, 4, 4)))
+    assert np.isnan(parts["luck_share"]).all() and np.isnan(parts["skill_share"]).all()
+
+
+def test_a_two_level_ladder_with_a_known_win_probability():
+    p = 0.75  # the candidate beats a field player 3 times in 4
+    figures = ladder_figures({"field": np.array([0.5]), "strong": np.array([p])}, "field")
+    rating = 400 * math.log10(p / (1 - p))
+    assert figures["elo_spread"][0] == pytest.approx(rating / 2)  # two levels at 0 and `rating`
+    assert figures["levels_60"][0] == 1.0
+    close = ladder_figures({"field": np.array([0.5]), "weak": np.array([0.55])}, "field")
+    assert close["levels_60"][0] == 0.0
+
+
+def test_score_against_the_field_ranks_by_win_then_points():
+    win = np.array([[1.0, 0, 0], [0, 0, 1.0], [0, 0, 0]])
+    points = np.array([[5.0, 1, 1], [3, 2, 9], [4, 4, 1]])
+    assert list(score_against_field(win, points, 0, lower_is_better=False)) == [1.0, 0.5, 0.75]
+    assert list(score_against_field(win, points, 0, lower_is_better=True)) == [1.0, 0.0, 0.25]
+
+
+def test_rummy_comebacks_from_running_totals():
+    # one match of 6 rounds, 3 seats: seat 2 trails after round 3, leads after round 4 and wins
+    points = np.array([[0, 5, 20], [0, 5, 0], [0, 5, 0], [30, 0, 0], [0, 20, 0], [10, 0, 0]])
+    hands = pd.DataFrame({"game": 0, "round": np.arange(1, 7), "turns": 10, "capped": [False] * 5 + [True],
+                          **{f"points_{s}": points[:, s] for s in range(3)}})
+    totals = points.sum(axis=0)
+    matches = pd.DataFrame({"game": [0], "winner": [int(np.argmin(totals))],
+                            **{f"total_{s}": [totals[s]] for s in range(3)}})
+
+    class Rules:
+        players = 3
+
+    o = rummy_outcomes({"matches": matches, "hands": hands}, Rules())
+    assert int(np.argmin(totals)) == 2
+    assert o.comebacks["mid-game"][0] == 1.0  # after round 3: 0, 15, 20: seat 0 leads
+    assert o.comebacks["last third"][0] == 1.0  # after round 4: 30, 15, 20: seat 1 leads
+    assert o.no_winner[0] == pytest.approx(1 / 6) and o.length[0] == 60
+
+
+def test_symmetric_seats_agree():
+    n = 4000
+    result = cardsim.balance("tienlen", policies="random", field="random", games=n, seed=6, progress=False)
+    card = result.summary()
+    rates = card[(card["metric"] == "win_rate") & card["group"].str.startswith("seat ")]
+    assert len(rates) == 4
+    se = math.sqrt(0.25 * 0.75 / n)
+    assert (np.abs(rates["value"] - 0.25) / se < 4).all()
+
+
+def _synthetic_play(winners: np.ndarray, players: int):
+    from cardsim.simcore.framework.balance import BalanceOutcomes
+    from cardsim.simcore.study.balance import BalanceConfig, BalancePlay
+
+    class Rules:
+        pass
+
+    Rules.players = players
+    win = (winners[:, None] == np.arange(players)).astype(float)
+    o = BalanceOutcomes(game=np.arange(len(winners)), win=win, points=win, length=np.ones(len(winners)),
+                        no_winner=np.zeros(len(winners)), length_unit="turns")
+    config = BalanceConfig(game="tienlen", rules=Rules(), policies=("random",), field="random", n=len(winners),
+                           seed=1)
+    return BalancePlay(config, {"random": o}, {})
+
+
+def test_the_seat_gap_interval_covers_zero_for_equal_seats_95_percent_of_the_time():
+    from cardsim.analysis.balance import figures, records
+
+    rng = np.random.default_rng(11)
+    replicates, covered = 200, 0
+    for _ in range(replicates):
+        play = _synthetic_play(rng.integers(0, 4, 500), 4)
+        card = records(figures(play, bootstrap_weights(500, int(rng.integers(1 << 30)), 200)))
+        covered += card[card["metric"] == "seat_gap"].iloc[0]["ci_low"] == 0.0
+    # binomial: 95% coverage gives 190 of 200 with sd 3.1; a plain percentile bootstrap covers ~never
+    assert covered >= 0.95 * replicates - 4 * math.sqrt(replicates * 0.95 * 0.05)
+
+
+def test_the_command_prints_every_figure_as_json(capsys):
+    code, out, _ = run(capsys, "balance", "tienlen", "--games", "60", "--seed", "1", "--policies",
+                       "random,heuristic,oracle:4", "--json")
+    assert code == 0
+    records = json.loads(out)
+    assert set(records[0]) == {"metric", "group", "strength", "unit", "n", "value", "ci_low", "ci_high", "note"}
+    metrics = {r["metric"] for r in records}
+    assert {"win_rate", "seat_gap", "points", "length", "no_winner_rate", "score_vs_field", "elo", "luck_share",
+            "skill_share", "residual_share", "elo_spread", "levels_60", "relative_skill"} <= metrics
+    roles = {r["group"] for r in records if r["metric"] == "win_rate"}
+    assert "leads first" in roles
+    rel = [r for r in records if r["metric"] == "relative_skill"]
+    assert [r["strength"] for r in rel] == ["heuristic"]
+
+
+def test_same_seed_same_card_whatever_the_threads(capsys):
+    args = ("balance", "tusac", "--games", "40", "--seed", "2", "--policies", "random,heuristic", "--json")
+    code1, out1, _ = run(capsys, *args, "--threads", "1")
+    code2, out2, _ = run(capsys, *args, "--threads", "2")
+    assert code1 == code2 == 0 and out1 == out2
+
+
+def test_compare_gives_paired_differences_and_out_reads_back(tmp_path, capsys):
+    out = tmp_path / "card"
+    code, text, _ = run(capsys, "balance", "tusac", "--games", "40", "--seed", "3", "--policies", "heuristic",
+                        "--compare-set", "win_threshold=6", "--out", out, "--json")
+    assert code == 0
+    records = pd.DataFrame(json.loads(text))
+    assert set(records["rules"]) == {"base", "compare", "difference"}
+    key = ["metric", "group", "strength"]
+    merged = records[records.rules == "base"].merge(records[records.rules == "compare"], on=key).merge(
+        records[records.rules == "difference"], on=key)
+    assert np.allclose(merged["value"], merged["value_y"] - merged["value_x"])
+    loaded = cardsim.load(out)
+    assert loaded.meta["kind"] == "balance" and loaded.meta["compare_rules"]["win_threshold"] == 6
+    assert len(loaded.summary()) == len(records)
+    assert set(loaded.tables["seats"]["rules"]) == {"base", "compare"}
+
+
+def test_a_rummy_card_has_comebacks_and_penalty_points(capsys):
+    code, out, _ = run(capsys, "balance", "loba", "--games", "4", "--seed", "1", "--policies", "random,heuristic",
+                       "--json")
+    assert code == 0
+    records = json.loads(out)
+    assert {r["group"] for r in records if r["metric"] == "comeback_rate"} == {"mid-game", "last third"}
+    assert {r["unit"] for r in records if r["metric"] == "points"} == {"penalty points"}
+    assert {r["group"] for r in records if r["metric"] == "no_winner_rate"} == {"rounds"}
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--policies", "random,nobody"), "unknown policy 'nobody'"),
+    (("--games", "1"), "at least 2"),
+    (("--set", "players=9"), "players"),
+    (("--compare-set", "nosuch=1"), "nosuch"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, message, capsys):
+    code, out, err = run(capsys, "balance", "tienlen", "--games", "10", "--seed", "1", *args)
+    assert code == 2 and message in err and "Traceback" not in err
+    assert out == "" and len(err.strip().splitlines()) == 1
