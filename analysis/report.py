@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import json
 import math
 import os
 import re
@@ -48,6 +49,12 @@ TABLE_NOTES = {
                "its seat won (Wilson 95% interval); points: its mean points per game (normal interval); score: "
                "mean fraction of field seats it finished ahead of (ties count ½, the field scores 0.5); elo: "
                "400·log10(score / (1 − score)), the field at 0, with the score's interval carried over."),
+    "balance": ("value: a rate (Wilson 95% interval), a mean over deals (normal interval), or a figure from "
+                "several tables (seat_gap: simultaneous paired intervals of the seat differences; shares, "
+                "Elo, spreads: percentile bootstrap over deals). Strength 'all': the ladder of every strength "
+                "against the field. luck/skill/residual_share: variance of the hand (deal and seat), of the "
+                "player (strength) and the rest, as shares of a win's variance; relative_skill: one seat's win "
+                "rate against the field between random (0) and the peeking oracle (1)."),
     "experiment": ("baseline, value: the metric in the baseline arm and in this arm (a rate for 0/1 metrics, "
                    "else a mean per game); difference: value − baseline; 95% CI: its paired interval (every "
                    "arm plays the same deals)."),
@@ -430,6 +437,80 @@ def _ladder_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
     return parts
 
 
+def _dots(ax, frame: pd.DataFrame, labels: list[str], series: str, offset_step: float = 0.12) -> None:
+    """Dots with 95% error bars, one colour per value of ``series``, at the positions of ``labels``."""
+    keys = list(dict.fromkeys(frame[series]))
+    for k, key in enumerate(keys):
+        rows = frame[frame[series] == key]
+        x = np.array([labels.index(g) for g in rows["label"]]) + (k - (len(keys) - 1) / 2) * offset_step
+        err = np.vstack([rows["value"] - rows["ci_low"], rows["ci_high"] - rows["value"]]).clip(min=0)
+        ax.errorbar(x, rows["value"], yerr=err, fmt="o", ms=4, capsize=3, color=f"C{k % 10}", label=str(key))
+    ax.set_xticks(np.arange(len(labels)))
+    ax.set_xticklabels(labels, fontsize=8)
+
+
+def _balance_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
+    """The balance card: the answers at a glance (seat win rates, luck and skill shares per
+    strength, the ladder), then the headline table and every figure."""
+    from cardsim.analysis.balance import headline
+
+    plt = _plt()
+    meta = json.loads((path / "balance.json").read_text())
+    card = pd.read_parquet(path / "card.parquet")
+    shown = card[card["rules"] != "difference"] if "rules" in card else card.assign(rules="base")
+    several = shown["rules"].nunique() > 1
+    parts = [_rules_text(meta["rules"], fmt)]
+    if "compare_rules" in meta:
+        changed = {k: v for k, v in meta["compare_rules"].items() if meta["rules"].get(k) != v}
+        parts.append(_rules_text(changed, fmt).replace("Rules:", "Compared with:"))
+    players = int(meta["players"])
+
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.6), gridspec_kw={"width_ratios": [1.3, 1, 1]})
+    seats = shown[(shown["metric"] == "win_rate") & shown["group"].str.startswith("seat ")].copy()
+    seats["label"] = seats["group"]
+    seats["series"] = seats["strength"] + (" (" + seats["rules"] + ")" if several else "")
+    _dots(axes[0], seats, [f"seat {s}" for s in range(players)], "series")
+    axes[0].axhline(1.0 / players, color="0.5", lw=0.8, ls="--")
+    axes[0].set_ylabel("win rate (95% CI)")
+    axes[0].set_title("seat balance: each strength alone at the table", fontsize=9)
+    axes[0].legend(fontsize=7)
+    shares = shown[shown["metric"].isin(["luck_share", "skill_share"])].copy()
+    shares["label"] = shares["strength"] + (" (" + shares["rules"] + ")" if several else "")
+    labels = list(dict.fromkeys(shares["label"]))
+    shares["series"] = shares["metric"]
+    if len(shares):
+        _dots(axes[1], shares, labels, "series")
+        axes[1].legend(fontsize=7)
+    axes[1].set_ylim(bottom=0)
+    axes[1].set_ylabel("share of a win's variance")
+    axes[1].set_title(f"luck and skill: one strength among {meta['field']}", fontsize=9)
+    ratings = shown[shown["metric"] == "elo"].copy()
+    ratings["label"] = ratings["strength"]
+    ratings["series"] = ratings["rules"]
+    field_row = {"metric": "elo", "strength": meta["field"], "label": meta["field"], "value": 0.0, "ci_low": 0.0,
+                 "ci_high": 0.0}
+    ratings = pd.concat([ratings, pd.DataFrame([dict(field_row, rules=r, series=r)
+                                                for r in dict.fromkeys(shown["rules"])])], ignore_index=True)
+    ratings = ratings.sort_values("value", kind="stable")
+    _dots(axes[2], ratings, list(dict.fromkeys(ratings["label"])), "series")
+    axes[2].set_ylabel("rating vs the field (Elo, 95% CI)")
+    axes[2].set_title("skill trace: the strengths against the field", fontsize=9)
+    if several:
+        axes[2].legend(fontsize=7)
+    for ax in axes:
+        ax.tick_params(axis="x", labelrotation=15)
+    fig.tight_layout()
+    parts.append(figures.add(fig, "the balance card at a glance"))
+    note = TABLE_NOTES["balance"]
+    if "rules" in card:
+        parts.append(_render_table(headline(card[card["rules"] == "difference"]).drop(columns="rules"), fmt,
+                                   "differences: compared rules − base rules on the same deals (paired bootstrap "
+                                   "95% interval)"))
+    parts.append(_render_table(headline(card), fmt, note))
+    parts.append(_render_table(card, fmt))
+    return parts
+
+
 def _sweep_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
     """Each metric against the swept value, with its 95% interval band (one panel per metric)."""
     plt = _plt()
@@ -463,6 +544,32 @@ def _sweep_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
     return parts
 
 
+def _write_whole(path: Path, data: bytes) -> None:
+    """Write ``path`` through a new temporary file beside it, renamed into place.
+
+    The temporary file is created exclusively under a fresh name (``mkstemp``: O_EXCL),
+    so a planted ``.NAME.tmp`` symlink is never written through nor renamed onto the
+    report.
+    """
+    import tempfile
+
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = Path(name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, 0o666 & ~_umask())  # as an ordinary new file, not mkstemp's 0600
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def check_report_path(out: Path, overwrite: bool) -> str:
     """The report format of ``out``; ConfigError for an unknown suffix, a folder, an
     existing file without ``overwrite`` or a folder that cannot be written."""
@@ -493,9 +600,13 @@ def build_report(paths: list[str | os.PathLike], out: str | os.PathLike, overwri
     sections = []
     for raw in paths:
         path = Path(raw)
-        if (path / "ladder.json").is_file():
-            import json
-
+        if (path / "balance.json").is_file():
+            meta = json.loads((path / "balance.json").read_text())
+            title = (f"{meta['game']} balance card: {path.name} ({', '.join(meta['policies'])}; field "
+                     f"{meta['field']}; {meta['n']:,} deals per table, seed={meta['seed']})")
+            figures.context = title
+            body = _balance_section(path, figures, fmt)
+        elif (path / "ladder.json").is_file():
             meta = json.loads((path / "ladder.json").read_text())
             title = (f"{meta['game']} ladder: {path.name} (field {meta['field']}, {meta['n']:,} deals per seat, "
                      f"seed={meta['seed']})")
@@ -531,12 +642,7 @@ def build_report(paths: list[str | os.PathLike], out: str | os.PathLike, overwri
     written: list[Path] = []
     try:  # each file whole (a temporary file renamed), the figures first, the report last
         for path, data in [*figures.files, (out, text.encode("utf-8"))]:
-            tmp = path.with_name(f".{path.name}.tmp")
-            try:
-                tmp.write_bytes(data)
-                tmp.replace(path)
-            finally:
-                tmp.unlink(missing_ok=True)
+            _write_whole(path, data)
             written.append(path)
     except OSError as exc:
         for path in written:  # no figures without their report

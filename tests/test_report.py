@@ -92,3 +92,34 @@ def test_every_interval_formats_its_own_value_and_edge_values_print():
     assert [r[0] for r in display_table(tiny)[1]] == ["0.0000", "+inf"]  # no "-0.0000", no crash
     lone = pd.DataFrame({"exact_high": [0.5]})  # without exact_low: shown as it is, not dropped
     assert display_table(lone)[0] == ["exact_high"]
+
+
+@pytest.mark.parametrize("suffix", [".html", ".md"])
+def test_a_planted_temporary_symlink_is_neither_written_through_nor_renamed_onto_the_report(
+        deal_run, tmp_path, capsys, suffix):
+    victim = tmp_path / "victim"
+    victim.write_text("keep me")
+    out = tmp_path / f"report{suffix}"
+    (tmp_path / f".{out.name}.tmp").symlink_to(victim)
+    (tmp_path / f".report-fig1.png.tmp").symlink_to(victim)
+    code, _, err = run(capsys, "report", deal_run, "--out", out)
+    assert code == 0, err
+    assert victim.read_text() == "keep me"
+    assert out.is_file() and not out.is_symlink()
+    for png in tmp_path.glob("report-fig*.png"):
+        assert not png.is_symlink()
+
+
+def test_the_balance_card_page(tmp_path, capsys):
+    card = tmp_path / "card"
+    code, _, err = run(capsys, "balance", "tienlen", "--games", "40", "--seed", "1", "--policies",
+                       "random,heuristic", "--compare-set", "chop_rules=southern", "--out", card, "-q")
+    assert code == 0, err
+    out = tmp_path / "r.md"
+    code, _, err = run(capsys, "report", card, "--out", out)
+    assert code == 0, err
+    text = out.read_text()
+    assert "balance card" in text and "Compared with: `chop_rules = southern`" in text
+    first_table = text.index("| metric |")
+    assert text.index("![the balance card at a glance]") < first_table  # the answers at a glance first
+    assert "differences: compared rules" in text and (tmp_path / "r-fig1.png").is_file()
