@@ -149,7 +149,99 @@ def sweep_table(switch: str, arm_paths: dict[object, str | os.PathLike],
     return table.sort_values(["_m", "_v"], kind="stable").drop(columns=["_m", "_v"]).reset_index(drop=True)
 
 
-def robustness(table: pd.DataFrame) -> pd.DataFrame:
+INTERACTION_COLUMNS = ["metric", "arm", "strength_a", "strength_b", "n", "effect_a", "effect_b", "change", "ci_low",
+                       "ci_high", "z", "p", "p_holm"]
+
+
+def _per_game(path: str | os.PathLike, metric_fn, table: str, metrics: list[str] | None) -> pd.DataFrame:
+    """One run's per-game metrics, indexed by game (its deal's address), in game order."""
+    dataset = Dataset(path)
+    frames = []
+    for part in dataset.iter_parts(table):
+        frame = part.to_pandas()
+        key = next(c for c in _INDEX_COLUMNS if c in frame.columns)
+        values = metric_fn(frame)
+        if metrics:
+            values = values[[m for m in metrics if m in values.columns]]
+        frames.append(values.set_axis(frame[key].to_numpy(np.int64), axis=0))
+    return pd.concat(frames).sort_index()
+
+
+def holm(p: np.ndarray) -> np.ndarray:
+    """Holm–Bonferroni adjusted p-values (family-wise error control), same order as ``p``."""
+    p = np.asarray(p, float)
+    order = np.argsort(p, kind="stable")
+    m = p.size
+    adjusted = np.empty(m)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def interaction(paths: dict[str, dict[str, str | os.PathLike]], baseline: str, metrics: list[str] | None = None,
+                custom_metrics: list[str] | None = None, custom_events: list[str] | None = None) -> pd.DataFrame:
+    """Does an arm's effect change with strength? A paired test on the same deals.
+
+    Parameters
+    ----------
+    paths : dict
+        ``{strength: {arm name: dataset path}}``, strengths in the order they were run,
+        every run on the same seed and n (game ``i`` is the same deal in all of them).
+    baseline : str
+        The baseline arm's name.
+
+    Returns
+    -------
+    DataFrame
+        ``INTERACTION_COLUMNS``, one row per (metric, arm, pair of strengths a < b):
+        ``effect_a``, ``effect_b`` (arm − baseline at each), ``change = effect_b -
+        effect_a`` with the 95% interval of the per-deal difference of differences
+        ``(arm_b - base_b) - (arm_a - base_a)``, its ``z``, two-sided ``p`` and ``p_holm``
+        (Holm-corrected over every metric and pair of strengths of the arm).
+    """
+    from math import erfc, sqrt
+
+    strengths = list(paths)
+    first = Dataset(paths[strengths[0]][baseline])
+    game, task = first.meta["game"], first.meta["task"]
+    table, builtin_fn, _ = metric_spec(game, task)
+    metric_fn = with_custom(builtin_fn, game, custom_metrics, custom_events)
+    effects: dict[tuple[str, str], pd.DataFrame] = {}
+    for strength in strengths:
+        base = _per_game(paths[strength][baseline], metric_fn, table, metrics)
+        for arm, path in paths[strength].items():
+            if arm != baseline:
+                effects[(strength, arm)] = _per_game(path, metric_fn, table, metrics) - base
+    rows = []
+    arms = [a for a in paths[strengths[0]] if a != baseline]
+    for arm in arms:
+        start = len(rows)
+        for i, a in enumerate(strengths):
+            for b in strengths[i + 1:]:
+                ea, eb = effects[(a, arm)], effects[(b, arm)]
+                if not ea.index.equals(eb.index):
+                    raise ConfigError(f"strengths {a} and {b} hold different games: cannot pair them")
+                for metric in ea.columns:
+                    if metric not in eb.columns:
+                        continue
+                    x = (eb[metric] - ea[metric]).to_numpy(float)
+                    n = x.size
+                    change = float(x.mean())
+                    se = float(x.std(ddof=1) / sqrt(n)) if n > 1 else float("nan")
+                    z = change / se if se > 0 else (0.0 if change == 0 else float("inf") * np.sign(change))
+                    p = float(erfc(abs(z) / sqrt(2))) if np.isfinite(z) else 0.0
+                    rows.append([metric, arm, a, b, n, float(ea[metric].mean()), float(eb[metric].mean()), change,
+                                 change - 1.959963984540054 * se, change + 1.959963984540054 * se, z, p, p])
+        if len(rows) > start:
+            adjusted = holm(np.array([r[11] for r in rows[start:]]))
+            for r, q in zip(rows[start:], adjusted):
+                r[12] = float(q)
+    return pd.DataFrame(rows, columns=INTERACTION_COLUMNS)
+
+
+def robustness(table: pd.DataFrame, interactions: pd.DataFrame | None = None) -> pd.DataFrame:
     """One verdict per (metric, arm) of a comparison run at several strengths.
 
     Parameters
@@ -158,13 +250,23 @@ def robustness(table: pd.DataFrame) -> pd.DataFrame:
         A comparison with a ``strength`` column, strengths in the order they were run
         (weakest first, as the spec lists them).
 
+    interactions : DataFrame, optional
+        :func:`interaction` of the same experiment. With it the verdict is the paired
+        test of the strength × arm interaction on the same deals (Holm-corrected):
+        "robust" when no change is significant, "changes with strength (... z ...)" or
+        "reverses" (significant effects of opposite signs and a significant change).
+        Without it (older experiment folders) the verdict compares the per-strength
+        intervals, which cannot see a change within overlapping intervals.
+
     Returns
     -------
     DataFrame
         ``metric, arm, verdict, consistent_sign, overlapping``: ``consistent_sign`` when
         every paired interval excludes 0 on the same side; ``overlapping`` when all the
-        intervals share a common value (the effect "stays within its interval").
+        intervals share a common value.
     """
+    if interactions is not None and len(interactions):
+        return _tested_robustness(table, interactions)
     rows = []
     for (metric, arm), rows_ma in table.groupby(["metric", "arm"], sort=False):
         d = rows_ma["difference"].to_numpy(float)
@@ -190,6 +292,36 @@ def robustness(table: pd.DataFrame) -> pd.DataFrame:
             verdict = (f"significant only at {where}"
                        f"{'; the intervals overlap' if overlapping else '; changes with strength'}: {change}")
         rows.append((metric, arm, verdict, consistent, overlapping))
+    return pd.DataFrame(rows, columns=["metric", "arm", "verdict", "consistent_sign", "overlapping"])
+
+
+def _tested_robustness(table: pd.DataFrame, interactions: pd.DataFrame) -> pd.DataFrame:
+    """The verdicts of :func:`robustness` from the interaction test."""
+    rows = []
+    for (metric, arm), rows_ma in table.groupby(["metric", "arm"], sort=False):
+        low = rows_ma["ci_low"].to_numpy(float)
+        high = rows_ma["ci_high"].to_numpy(float)
+        positive, negative = bool((low > 0).all()), bool((high < 0).all())
+        overlapping = bool(low.max() <= high.min())
+        tests = interactions[(interactions["metric"] == metric) & (interactions["arm"] == arm)]
+        if len(tests) == 0:
+            rows.append((metric, arm, "no interaction test", positive or negative, overlapping))
+            continue
+        worst = tests.loc[tests["p_holm"].idxmin()]
+        change = (f"{worst['effect_a']:+.4g} ({worst['strength_a']}) -> {worst['effect_b']:+.4g} "
+                  f"({worst['strength_b']}), change {worst['change']:+.4g} [{worst['ci_low']:+.4g}, "
+                  f"{worst['ci_high']:+.4g}], z {worst['z']:+.2f}, Holm p {worst['p_holm']:.2g}")
+        significant = (low > 0) | (high < 0)
+        if worst["p_holm"] < 0.05:
+            if (low > 0).any() and (high < 0).any():
+                verdict = f"reverses with strength: {change}"
+            else:
+                verdict = f"changes with strength: {change}"
+        elif not significant.any():
+            verdict = f"no effect detected at any strength, and no change: {change}"
+        else:
+            verdict = f"robust: no significant change with strength; {change}"
+        rows.append((metric, arm, verdict, positive or negative, overlapping))
     return pd.DataFrame(rows, columns=["metric", "arm", "verdict", "consistent_sign", "overlapping"])
 
 

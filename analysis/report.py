@@ -376,7 +376,8 @@ def _experiment_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
     if "strength" in table:
         from cardsim.analysis.compare import robustness
 
-        parts.append(_render_table(robustness(table)[["metric", "arm", "verdict"]], fmt))
+        tests = pd.read_parquet(path / "interaction.parquet") if (path / "interaction.parquet").is_file() else None
+        parts.append(_render_table(robustness(table, tests)[["metric", "arm", "verdict"]], fmt))
     return parts
 
 

@@ -364,7 +364,7 @@ def resume(path: PathLike, threads: Optional[int] = None, progress: bool = True,
 
 
 #: the folders that are not runs: description file, their tables, the main table
-_TABLE_FOLDERS = (("experiment.json", ("comparison", "sweep"), "comparison"),
+_TABLE_FOLDERS = (("experiment.json", ("comparison", "sweep", "interaction"), "comparison"),
                   ("ladder.json", ("ratings", "games"), "ratings"),
                   ("balance.json", ("card", "seats", "games"), "card"))
 
@@ -677,6 +677,7 @@ def _run_experiment(spec, n: Optional[int], seed: Optional[int], out: Optional[P
         from cardsim.simcore.study.experiment import strength_label, strength_runs
 
         names = [arm.name for arm in experiment.arms]
+        by_strength: dict[str, dict[str, Path]] = {}  # the strength x arm interaction test pairs them
         tables = []
         sweeps = []
         sweep = None
@@ -693,6 +694,7 @@ def _run_experiment(spec, n: Optional[int], seed: Optional[int], out: Optional[P
                            custom_events=list(experiment.custom_events))
             if strength:
                 part.insert(2, "strength", strength)
+                by_strength[strength] = paths
             tables.append(part)
             if experiment.sweep_switch:
                 from cardsim.analysis.compare import sweep_table
@@ -719,6 +721,15 @@ def _run_experiment(spec, n: Optional[int], seed: Optional[int], out: Optional[P
             table = table[table["metric"].isin(experiment.metrics)].reset_index(drop=True)
         table.to_parquet(work / "comparison.parquet", index=False)
         table.to_csv(work / "comparison.csv", index=False)
+        interactions = None
+        if len(by_strength) >= 2:
+            from cardsim.analysis.compare import interaction
+
+            interactions = interaction(by_strength, names[0], metrics=sorted(set(table["metric"])),
+                                       custom_metrics=list(experiment.custom_metrics),
+                                       custom_events=list(experiment.custom_events))
+            interactions.to_parquet(work / "interaction.parquet", index=False)
+            interactions.to_csv(work / "interaction.csv", index=False)
         write_experiment_json(work, experiment)
         if out is not None:
             replace_directory(work, out, overwrite=True)  # checked above: --overwrite or nothing there
@@ -728,5 +739,9 @@ def _run_experiment(spec, n: Optional[int], seed: Optional[int], out: Optional[P
         if out is None or work.exists():
             shutil.rmtree(work, ignore_errors=True)
         lock.release()
-    tables = {"comparison": table} if sweep is None else {"comparison": table, "sweep": sweep}
+    tables = {"comparison": table}
+    if sweep is not None:
+        tables["sweep"] = sweep
+    if interactions is not None:
+        tables["interaction"] = interactions
     return TableResult(tables, experiment.to_dict(), out, "comparison")

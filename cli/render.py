@@ -238,9 +238,10 @@ def _fmt(value: float) -> str:
     return f"{value:.4f}" if abs(value) < 10 else f"{value:,.2f}"
 
 
-def print_comparison(table, as_json: bool) -> None:
+def print_comparison(table, as_json: bool, interactions=None) -> None:
     """Print an experiment comparison as text or JSON records; with strengths, each
-    effect at each strength and a robustness verdict per (metric, arm)."""
+    effect at each strength and a robustness verdict per (metric, arm) from the paired
+    strength x arm interaction test (``interactions``)."""
     if as_json:
         sys.stdout.write(json_records(table) + "\n")
         return
@@ -257,7 +258,7 @@ def print_comparison(table, as_json: bool) -> None:
         from cardsim.analysis.compare import robustness
 
         sys.stdout.write("\n")
-        verdicts = robustness(table)
+        verdicts = robustness(table, interactions)
         print_plain_table(("metric", "arm", "across strengths"),
                           [(r.metric, r.arm, r.verdict) for r in verdicts.itertuples(index=False)])
 

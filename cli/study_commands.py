@@ -186,7 +186,7 @@ def experiment_command(
                             progress=not quiet)
     if "sweep" in result.tables and not as_json:
         print_sweep(result.tables["sweep"])
-    print_comparison(result.tables["comparison"], as_json)
+    print_comparison(result.tables["comparison"], as_json, result.tables.get("interaction"))
     if not as_json and not quiet:
         meta = result.meta
         where = f", written to {result.path}" if result.path is not None else ""

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -84,3 +85,45 @@ def test_robustness_verdicts():
     assert robustness(table([0.2, 0.19], [0.18, 0.17], [0.22, 0.21]))["verdict"][0].startswith("robust")
     assert "shrinks" in robustness(table([0.2, 0.08], [0.19, 0.07], [0.21, 0.09]))["verdict"][0]
     assert "reverses" in robustness(table([0.2, -0.1], [0.19, -0.11], [0.21, -0.09]))["verdict"][0]
+
+
+def test_verdicts_come_from_the_paired_interaction_test(tmp_path, capsys):
+    spec = tmp_path / "s.toml"
+    spec.write_text('game = "tusac"\nn = 600\nseed = 3\npolicies = ["random", "heuristic"]\n'
+                    'metrics = ["draw", "turns"]\n[[arms]]\nname = "nosteal"\nrules = { steals = "off" }\n'
+                    '[[arms]]\nname = "same"\nrules = { steals = "on" }\n')
+    code, out, err = run(capsys, "experiment", spec, "--out", tmp_path / "e", "--quiet")
+    assert code == 0, err
+    tests = pd.read_parquet(tmp_path / "e" / "interaction.parquet")
+    comparison = pd.read_parquet(tmp_path / "e" / "comparison.parquet")
+    for r in tests.itertuples(index=False):  # the effects it pairs are the comparison's, deal by deal
+        at = comparison.set_index(["metric", "arm", "strength"])["difference"]
+        assert r.effect_a == pytest.approx(at[(r.metric, r.arm, r.strength_a)])
+        assert r.effect_b == pytest.approx(at[(r.metric, r.arm, r.strength_b)])
+        assert r.change == pytest.approx(r.effect_b - r.effect_a)
+    verdicts = robustness(comparison, tests).set_index(["metric", "arm"])["verdict"]
+    assert verdicts[("draw", "nosteal")].startswith("changes with strength")  # +0.19 with random, +0.03
+    assert verdicts[("turns", "nosteal")].startswith("reverses")  # fewer turns with random, more with heuristic
+    assert verdicts[("draw", "same")].startswith("no effect")
+    assert "changes with strength" in out and "Holm p" in out
+
+
+def test_a_change_inside_overlapping_intervals_is_found_by_the_paired_test():
+    # per-strength intervals overlap (the old verdict: robust), but on the same deals the change is clear
+    table = pd.DataFrame({"metric": "m", "arm": "a", "strength": ["weak", "strong"], "difference": [0.20, 0.17],
+                          "ci_low": [0.16, 0.13], "ci_high": [0.24, 0.21]})
+    assert robustness(table)["verdict"][0].startswith("robust")
+    tests = pd.DataFrame([{"metric": "m", "arm": "a", "strength_a": "weak", "strength_b": "strong", "n": 10_000,
+                           "effect_a": 0.20, "effect_b": 0.17, "change": -0.03, "ci_low": -0.04, "ci_high": -0.02,
+                           "z": -5.9, "p": 3.6e-9, "p_holm": 3.6e-9}])
+    assert robustness(table, tests)["verdict"][0].startswith("changes with strength")
+    calm = tests.assign(z=-1.0, p=0.32, p_holm=0.32, ci_low=-0.09, ci_high=0.03)
+    assert robustness(table, calm)["verdict"][0].startswith("robust")
+
+
+def test_holm_adjustment():
+    from cardsim.analysis.compare import holm
+
+    # sorted p 0.01, 0.02, 0.04 of m = 3: 3 * 0.01, max(0.03, 2 * 0.02), max(0.04, 1 * 0.04)
+    assert holm(np.array([0.04, 0.01, 0.02])).tolist() == pytest.approx([0.04, 0.03, 0.04])
+    assert holm(np.array([0.5, 0.9])).tolist() == pytest.approx([1.0, 1.0])

@@ -51,7 +51,8 @@ _ARM_KEYS = {"name", "rules", "options"}
 # starts with a letter or digit (never ".", ".." or hidden) and is not one of the
 # experiment's own files.
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-_RESERVED_NAMES = {"comparison.csv", "comparison.parquet", "experiment.json", "run.json", "manifest.json"}
+_RESERVED_NAMES = {"comparison.csv", "comparison.parquet", "experiment.json", "run.json", "manifest.json",
+                   "interaction.csv", "interaction.parquet", "sweep.csv", "sweep.parquet"}
 
 
 @dataclass(frozen=True)
