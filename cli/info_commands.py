@@ -26,8 +26,9 @@ def games_command() -> None:
 
 def _game_commands(spec) -> list[str]:
     """The commands that take ``spec``'s game: its tasks (``deal``, ``play``), ``replay``,
-    ``ladder``, ``experiment``, and ``exact`` where exact values exist."""
-    names = [*registry.TASKS, "replay", "ladder", "experiment"]
+    ``ladder``, ``balance`` where the game reports balance outcomes, ``experiment``, and
+    ``exact`` where exact values exist."""
+    names = [*registry.TASKS, "replay", "ladder", *(["balance"] if spec.balance else []), "experiment"]
     return names + ["exact"] if spec.exact else names
 
 

@@ -182,3 +182,35 @@ def test_ladder_runs(game, capsys):
                                         "--seed", 2, "--json", "--quiet")))
     assert len(table) == len(spec.policies[:2])
     assert ((table["score_ci_low"] <= table["score"]) & (table["score"] <= table["score_ci_high"])).all()
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("players", ["default", "fewest"])
+def test_balance_outcomes_fit_the_card(game, players):
+    """The game's balance outcomes: one row per game in game order, at most one winner,
+    every role held by exactly one seat, comebacks in {0, 1, NaN}."""
+    import numpy as np
+
+    from cardsim.simcore.framework.spec import resolve_ref
+
+    spec = registry.get_spec(game)
+    assert spec.balance, f"{game} declares no balance outcomes"
+    low = spec.rules_cls.SWITCHES["players"].low if players == "fewest" else None
+    rules = spec.rules_cls.from_settings({} if low is None else {"players": str(low)})
+    options = spec.play.parse_options(rules, {"policy": "random"})
+    spec.play.check_options(rules, options)
+    config = RunConfig(game=game, task="play", rules=rules, n=6, seed=4, chunk_size=6, options=options)
+    tables = {name: t.to_pandas() for name, t in spec.play.run_chunk(config, 0).items()}
+    for name, frame in tables.items():
+        if "round" not in frame:
+            tables[name] = frame.sort_values("game").reset_index(drop=True)
+    o = resolve_ref(spec.balance)(tables, rules)
+    assert o.game.tolist() == list(range(6))
+    assert o.win.shape == o.points.shape == (6, rules.players)
+    assert set(np.unique(o.win)) <= {0.0, 1.0} and (o.win.sum(axis=1) <= 1).all()
+    assert ((o.win.sum(axis=1) == 0) <= (o.no_winner > 0)).all()  # no winner only where the game says so
+    assert o.length.shape == o.no_winner.shape == (6,) and (o.length >= 0).all()
+    for role, held in o.roles.items():
+        assert held.shape == (6, rules.players) and (held.sum(axis=1) == 1).all(), role
+    for name, trailed in o.comebacks.items():
+        assert set(np.unique(trailed[~np.isnan(trailed)])) <= {0.0, 1.0}, name
