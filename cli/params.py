@@ -88,13 +88,15 @@ OverwriteOpt = Annotated[bool, typer.Option("--overwrite", help="replace an exis
 
 
 PrecisionOpt = Annotated[Optional[float], typer.Option(
-    "--precision", help="run until the 95% interval half-width of every target is <= EPS (e.g. 0.001), "
-                        "deciding on whole chunks in index order (reproducible)", metavar="EPS")]
+    "--precision", help="run until the 95% interval half-width of every target is <= EPS (e.g. 0.001; "
+                        "below 0.5 for a rate), deciding on whole chunks in index order (reproducible)",
+    metavar="EPS")]
 
 
 TargetOpt = Annotated[List[str], typer.Option(
-    "--target", help="with --precision: a target (repeatable): deal EVENT@SEAT (e.g. weak_hand@any), play a "
-                     "metric (e.g. win_seat_0); default: every deal rate / every seat's win rate", metavar="NAME")]
+    "--target", help="with --precision: a target (repeatable): deal EVENT@SEAT (e.g. weak_hand@any) or EVENT "
+                     "(all its seats), play a metric (e.g. win_seat_0); default: every deal rate / every "
+                     "seat's win rate", metavar="NAME")]
 
 
 MaxOpt = Annotated[Optional[str], typer.Option(

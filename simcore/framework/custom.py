@@ -82,13 +82,29 @@ def custom_metric_frame(refs: list[str], frame) -> "Any":
             except Exception as exc:
                 first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
                 raise ConfigError(f"--metric {ref}: the function fails on a game: {type(exc).__name__}: {first}"[:400]) from None
-        if values.dtype == object or values.ndim != 1:
-            raise ConfigError(f"--metric {ref}: must return a number or bool per game, got {values.dtype}")
-        try:
-            out[name] = values.astype(float)
-        except (TypeError, ValueError):
-            raise ConfigError(f"--metric {ref}: must return a number or bool per game") from None
+        _check_numbers(ref, values)
+        out[name] = values.astype(float)
     return out
+
+
+def _check_numbers(ref: str, values: np.ndarray) -> None:
+    """Refuse values that are not one real number or bool per game: ``float()`` would
+    read the text ``"3"`` as 3, drop a complex number's imaginary part and count a date
+    in days, all without a word."""
+    if values.ndim == 1 and values.dtype.kind in "biuf":  # bool, signed, unsigned, float
+        return
+    raise ConfigError(f"--metric {ref}: must return a number or bool per game, returns {_value_type(values)}")
+
+
+def _value_type(values: np.ndarray) -> str:
+    """What a metric returned, for the error: the type of its first value that is no
+    number, or the shape when it returned several values per game."""
+    if values.ndim != 1:
+        return f"an array of shape {values.shape[1:]} per game"
+    if values.dtype == object:
+        odd = [v for v in values if not isinstance(v, (bool, int, float, np.bool_, np.number))]
+        return type(odd[0]).__name__ if odd else "object (not plain numbers)"
+    return {"U": "str", "S": "bytes"}.get(values.dtype.kind, str(values.dtype))
 
 
 def is_rate(values) -> bool:

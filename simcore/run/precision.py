@@ -24,6 +24,10 @@ from cardsim.simcore.framework.registry import get_spec
 #: near the target, coarse enough to keep parts few.
 DEAL_CHUNK = 1 << 18
 
+#: A rate's 95% interval lies inside 0..1, so its half-width is below 0.5: an EPS at or
+#: above it is met by any first chunk and asks for nothing.
+RATE_EPS_LIMIT = 0.5
+
 
 class _Stats:
     """Running counts (rates) or moments (means) per target name."""
@@ -35,6 +39,7 @@ class _Stats:
         cell = self.cells.setdefault(name, ["rate", 0.0, 0.0, 0.0])
         cell[1] += n
         cell[2] += hits
+        cell[3] += hits  # 0/1 values square to themselves: the moments stay right if a mean follows
 
     def add_values(self, name: str, values: np.ndarray) -> None:
         values = np.asarray(values, float)
@@ -75,6 +80,37 @@ def _play_targets(game: str, tables, stats: _Stats) -> None:
         stats.add_values(column, frame[column].to_numpy(float))
 
 
+def check_eps(eps: float, rates_only: bool) -> None:
+    """Refuse an EPS that is no 95% half-width: not positive, or (when every target is a
+    rate) at least :data:`RATE_EPS_LIMIT`, which the first chunk always meets."""
+    if not (eps > 0 and math.isfinite(eps)):
+        raise ConfigError(f"--precision must be a positive number, got {eps}")
+    if rates_only and eps >= RATE_EPS_LIMIT:
+        raise ConfigError(f"--precision {eps:g} is no 95% half-width of a rate (a rate's is always below "
+                          f"{RATE_EPS_LIMIT:g}): give 0 < EPS < {RATE_EPS_LIMIT:g}, e.g. 0.001")
+
+
+def known_rates(task: str, targets: list[str] | None) -> bool:
+    """Whether every target is a rate before any chunk has run: deal targets always are
+    (event counts), and so are play's ``win_seat_*`` (the default targets); other play
+    metrics show their kind only in their values."""
+    if task == "deal" or not targets:
+        return True
+    return all(t.startswith("win_seat_") for t in targets)
+
+
+def expand_targets(targets: list[str], known: list[str]) -> list[str]:
+    """The user's targets as target names: a deal ``EVENT`` without ``@SEAT`` stands for
+    every seat of that event (``EVENT@0`` .. ``EVENT@P-1``; the table's ``EVENT@any``
+    only when named). A target named twice counts once."""
+    chosen: list[str] = []
+    for target in targets:
+        seats = [k for k in known if k.startswith(f"{target}@") and k != f"{target}@any"]
+        bare = "@" not in target and target not in known
+        chosen += seats if bare and seats else [target]  # else kept: an unknown name is reported
+    return list(dict.fromkeys(chosen))
+
+
 def default_targets(task: str, names: list[str]) -> list[str]:
     """Every headline rate: each deal event of each seat and table; each seat's win rate."""
     if task == "deal":
@@ -98,8 +134,7 @@ def run_to_precision(config, eps: float, targets: list[str] | None,
     """
     from cardsim.simcore.run.runner import run_chunk
 
-    if not (eps > 0 and math.isfinite(eps)):
-        raise ConfigError(f"--precision must be a positive number, got {eps}")
+    check_eps(eps, known_rates(config.task, targets))
     stats = _Stats()
     chunks = []
     chosen: list[str] | None = None
@@ -115,11 +150,13 @@ def run_to_precision(config, eps: float, targets: list[str] | None,
             _play_targets(config.game, tables, stats)
         if chosen is None:
             known = list(stats.cells)
-            chosen = list(targets) if targets else default_targets(config.task, known)
+            chosen = expand_targets(targets, known) if targets else default_targets(config.task, known)
             unknown = [t for t in chosen if t not in stats.cells]
             if unknown:
                 raise ConfigError(f"unknown --target {', '.join(unknown)} (known: {', '.join(known[:40])}"
                                   f"{', ...' if len(known) > 40 else ''})")
+            # play metrics other than win rates show their kind only now
+            check_eps(eps, all(stats.cells[t][0] == "rate" for t in chosen))
         widths = {t: stats.half_width(t) for t in chosen}
         if on_chunk is not None:
             on_chunk(n, widths)
