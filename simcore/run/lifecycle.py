@@ -22,14 +22,15 @@ import os
 import re
 import shutil
 import socket
+import stat
 import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from cardsim.simcore.framework.config import ConfigError, RunFailed
-from cardsim.simcore.run.output import (MAX_NAME_BYTES, PartialRun, check_output_path, partial_path, refuse_current_folder, remove_path,
-                                    shorten)
+from cardsim.simcore.run.output import (MAX_NAME_BYTES, PartialRun, check_output_path, partial_path, refuse_current_folder,
+                                        refuse_unusable_location, remove_path, shorten)
 
 #: Prefix of the system-temp folders of runs without ``--out``.
 TEMP_PREFIX = "cardsim-"
@@ -37,15 +38,22 @@ TEMP_PREFIX = "cardsim-"
 MAX_INPUT_BYTES = 1 << 20
 #: A temp folder's lock younger than this may belong to a run that is just starting.
 STALE_AFTER_S = 60.0
+#: How a lock file is opened: never through a planted symlink (O_NOFOLLOW), never truncated
+#: on open (only once it is known to be our own regular file), never blocking on a FIFO.
+LOCK_FLAGS = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 
 
 def resolve_out(out: str | os.PathLike) -> Path:
-    """An output path with ``~`` expanded once and made absolute; raise :class:`ConfigError` if unusable."""
+    """An output path with ``~`` expanded once and made absolute; raise :class:`ConfigError` if unusable
+    (empty, the current folder or one above it, on a virtual file system such as ``/proc``)."""
     text = os.fspath(out)
-    if not text or "\x00" in text:
+    if not text:
+        raise ConfigError("the output path is empty: give a new folder (e.g. --out runs/NAME)")
+    if "\x00" in text:
         raise ConfigError(f"invalid output path {shorten(repr(text))}")
     path = Path(os.path.abspath(os.path.expanduser(text)))
     refuse_current_folder(path)
+    refuse_unusable_location(path)
     size = len(os.fsencode(path.name))
     if size > MAX_NAME_BYTES:
         raise ConfigError(f"output name too long ({size} bytes; at most {MAX_NAME_BYTES}): {shorten(path.name)}")
@@ -105,8 +113,11 @@ class OutputLock:
     def acquire(self) -> "OutputLock":
         while True:
             try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+                fd = self._open()
             except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise ConfigError(f"lock file {self.path} is a symbolic link: refusing to write through it "
+                                      "(remove it if no cardsim run of yours made it)") from None
                 if not self.path.parent.is_dir():
                     from cardsim.simcore.run.output import missing_parent_message
 
@@ -128,7 +139,7 @@ class OutputLock:
             # The previous owner may have removed the file between our open and flock:
             # then we locked an orphan inode and must retry on the current file.
             try:
-                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+                same = os.fstat(fd).st_ino == os.lstat(self.path).st_ino
             except FileNotFoundError:
                 same = False
             if same:
@@ -138,6 +149,18 @@ class OutputLock:
         os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}\n".encode(), 0)
         self.fd = fd
         return self
+
+    def _open(self) -> int:
+        """The lock file's descriptor; :class:`ConfigError` unless it is a plain file of its own
+        (a FIFO, a device or a hard link to another file would be written into by the owner line)."""
+        fd = os.open(self.path, LOCK_FLAGS, 0o644)
+        info = os.fstat(fd)
+        if stat.S_ISREG(info.st_mode) and info.st_nlink == 1:
+            return fd
+        os.close(fd)
+        kind = "has other hard links" if stat.S_ISREG(info.st_mode) else "is not a regular file"
+        raise ConfigError(f"lock file {self.path} {kind}: refusing to use it (remove it if no cardsim run of yours "
+                          "made it)")
 
     def _acquire_without_flock(self, owner: str) -> "OutputLock":
         """A file system without ``flock``: trust the recorded owner if it is a live process here."""
@@ -156,8 +179,13 @@ class OutputLock:
             if alive:
                 raise ConfigError(f"{self.out} is in use by another cardsim run ({owner}); "
                                   "wait for it to finish or stop it first")
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
-        os.pwrite(self.fd, f"pid {os.getpid()} on {socket.gethostname()}\n".encode(), 0)
+        try:
+            fd = self._open()
+        except OSError as exc:
+            raise ConfigError(f"cannot lock {self.out}: {exc.strerror or exc}") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}\n".encode(), 0)
+        self.fd = fd
         return self
 
     def release(self) -> None:
@@ -190,9 +218,9 @@ def lock_is_stale(lock_file: Path, min_age_s: float = STALE_AFTER_S) -> bool:
     may belong to a run that is just starting: it counts as stale only after ``min_age_s``.
     """
     try:
-        fd = os.open(lock_file, os.O_RDONLY)
+        fd = os.open(lock_file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
-        return False
+        return False  # missing, or a symlink: not a lock of ours
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         if not os.pread(fd, 1, 0) and time.time() - os.fstat(fd).st_mtime < min_age_s:
@@ -257,7 +285,7 @@ def temporary_folder(prefix: str = TEMP_PREFIX) -> Iterator[Path]:
 def start_run(out: Path, manifest: dict[str, Any], overwrite: bool, resume: bool) -> PartialRun:
     """A new run at ``out`` or, with ``resume``, its unfinished one (same settings required)."""
     if resume and partial_path(out).exists():
-        run = reopen_run(out)
+        run = reopen_run(out, overwrite)
         same = {k: v for k, v in run.manifest.items() if k != "created"} == \
                {k: v for k, v in manifest.items() if k != "created"}
         if not same:
@@ -268,8 +296,13 @@ def start_run(out: Path, manifest: dict[str, Any], overwrite: bool, resume: bool
     return PartialRun.create(out, manifest, overwrite)
 
 
-def reopen_run(out: Path) -> PartialRun:
-    """The unfinished run of ``out`` with its damaged parts deleted (they are redone)."""
+def reopen_run(out: Path, overwrite: bool = False) -> PartialRun:
+    """The unfinished run of ``out`` with its damaged parts deleted (they are redone).
+
+    Whether the commit may replace what is at ``out`` now (``overwrite``, or recorded when
+    the run started with ``--overwrite``) is checked first: a refusal after running every
+    chunk would waste the whole run.
+    """
     from cardsim.simcore.run.runner import RunConfig
 
     run = PartialRun.open(out)
@@ -279,6 +312,10 @@ def reopen_run(out: Path) -> PartialRun:
         if run.manifest.get(key) != derived[key]:
             raise ConfigError(f"{run.dir / 'manifest.json'} is inconsistent ({key} does not match n, chunk_size and "
                               "options): it was edited; start again with --overwrite")
+    try:
+        run.check_destination(overwrite)
+    except OSError as exc:
+        raise ConfigError(f"unusable output path {shorten(out)}: {exc.strerror or exc}") from None
     try:
         run.check_parts()
     except OSError as exc:
@@ -307,7 +344,11 @@ def execute(run: PartialRun, backend: str = "local", scheduler: str | None = Non
 
 
 def commit(run: PartialRun, overwrite: bool = False) -> Path:
-    """Finish ``run`` (see :meth:`PartialRun.commit`); an OS error keeps it resumable."""
+    """Finish ``run`` (see :meth:`PartialRun.commit`); an OS error keeps it resumable.
+
+    An existing dataset at ``run.out`` is replaced when ``overwrite`` is given or the run
+    recorded it when it started (``cardsim resume`` of an interrupted ``--overwrite`` run).
+    """
     try:
         return run.commit(overwrite=overwrite)
     except OSError as exc:

@@ -18,7 +18,10 @@ and the whole directory is renamed to ``OUT`` after the last chunk (run.json and
 directory fsynced first). A run stopped at any point (Ctrl-C, SIGKILL, power loss, a
 full disk) leaves its finished parts there; ``cardsim resume OUT`` checks every part
 it finds against its recorded checksum, redoes damaged ones and runs only the missing
-chunks. Readers (:class:`Dataset`) check every part they read against ``run.json``.
+chunks. A run started with ``--overwrite`` records that in ``.OUT.partial/overwrite-intent.json``,
+so that its resume replaces the old ``OUT`` too. Readers (:class:`Dataset`) require
+``run.json`` to list exactly one part per table and chunk (and one-row-per-game tables
+to add up to ``n``) and check every part they read against it.
 """
 from __future__ import annotations
 
@@ -43,6 +46,11 @@ RUN_JSON = "run.json"
 MANIFEST = "manifest.json"
 EXPERIMENT_JSON = "experiment.json"
 CHECKSUMS = "checksums"  # folder of an unfinished run: one small JSON per written part
+#: File of an unfinished run started with ``--overwrite``: ``cardsim resume`` replaces the old
+#: dataset at commit as the interrupted run would have (kept out of the manifest, which is data).
+OVERWRITE_INTENT = "overwrite-intent.json"
+#: Tables with one row per deal or game: their rows over all parts add up to the run's ``n``.
+ROW_PER_GAME_TABLES = ("games", "per_deal", "matches")
 FORMAT_VERSION = 1
 #: Longest output name (bytes) that still leaves room for ``.NAME.partial.xxxxxxxx``
 #: and the other hidden siblings within a file system's 255-byte name limit.
@@ -133,14 +141,43 @@ def missing_parent_message(parent: Path, what: str = "output directory's parent"
 def refuse_current_folder(path: Path) -> None:
     """Refuse an output that is the current folder or a folder above it (``--out .``, or
     ``--out ''``, which the command line reads as ``.``): replacing it would take the
-    folder the shell is in away."""
+    folder the shell is in away.
+
+    The path is also compared with symlinks resolved: ``LINK/here`` renames the real
+    folder (only a last component that is a link is replaced without being followed,
+    but a link to the current folder is refused too: it is never what was meant).
+    """
     try:
-        here = Path.cwd()
+        here = Path(os.path.realpath(os.getcwd()))
     except OSError:  # the current folder was removed: nothing to protect
         return
-    if path == here or path in here.parents:
-        raise ConfigError(f"--out {shorten(str(path))} is the current folder or one above it: "
-                          "write to a new folder inside it (e.g. --out runs/NAME)")
+    forms = {path, Path(os.path.realpath(path.parent)) / path.name, Path(os.path.realpath(path))}
+    if any(form == here or form in here.parents for form in forms):
+        raise ConfigError(f"--out {shorten(str(path))} is the current folder or one above it (as are --out . "
+                          "and --out ''): write to a new folder inside it (e.g. --out runs/NAME)")
+
+
+def refuse_unusable_location(path: Path) -> None:
+    """Refuse an output whose nearest existing folder is on a virtual file system
+    (``/proc``, ``/sys``: total size 0), where no file can be stored whatever the run's
+    size; checked before any estimate so that the error names the path, not N."""
+    where = path.parent
+    try:
+        while not where.exists() and where != where.parent:
+            where = where.parent
+        total = shutil.disk_usage(where).total
+    except OSError:
+        return  # reported by the checks that follow, in their own words
+    if total == 0:
+        raise ConfigError(f"unusable output path {shorten(str(path))}: {where} is a virtual file system "
+                          "that cannot hold files; choose another --out")
+
+
+def check_replaceable(path: Path) -> None:
+    """Refuse to replace ``path`` unless it is a cardsim dataset or experiment, or an empty folder."""
+    ours = (path / RUN_JSON).is_file() or (path / EXPERIMENT_JSON).is_file()
+    if not path.is_dir() or not (ours or not any(path.iterdir())):
+        raise ConfigError(f"refusing to overwrite {path}: it is not a cardsim dataset or experiment")
 
 
 def check_output_path(out: str | os.PathLike, overwrite: bool) -> Path:
@@ -149,10 +186,13 @@ def check_output_path(out: str | os.PathLike, overwrite: bool) -> Path:
     Returns the path with ``~`` expanded (once) and made absolute.
     """
     text = os.fspath(out)
-    if not text or "\x00" in text:
+    if not text:
+        raise ConfigError("the output path is empty: give a new folder (e.g. --out runs/NAME)")
+    if "\x00" in text:
         raise ConfigError(f"invalid output path {shorten(repr(text))}")
     path = Path(os.path.abspath(os.path.expanduser(text)))
     refuse_current_folder(path)
+    refuse_unusable_location(path)
     if len(os.fsencode(path.name)) > MAX_NAME_BYTES:
         raise ConfigError(f"output name too long ({len(os.fsencode(path.name))} bytes; at most {MAX_NAME_BYTES}): "
                           f"{shorten(path.name)}")
@@ -161,9 +201,7 @@ def check_output_path(out: str | os.PathLike, overwrite: bool) -> Path:
         if exists:
             if not overwrite:
                 raise ConfigError(f"output path exists: {path} (use --overwrite to replace it)")
-            ours = (path / RUN_JSON).is_file() or (path / EXPERIMENT_JSON).is_file()
-            if not path.is_dir() or not (ours or not any(path.iterdir())):
-                raise ConfigError(f"refusing to overwrite {path}: it is not a cardsim dataset or experiment")
+            check_replaceable(path)
         parent = path.parent
         if not parent.is_dir():
             raise ConfigError(missing_parent_message(parent))
@@ -238,7 +276,11 @@ class PartialRun:
     # -- creating and reopening -------------------------------------------------------
     @classmethod
     def create(cls, out: Path, manifest: dict[str, Any], overwrite: bool = False) -> "PartialRun":
-        """Start a new run directory (after :func:`check_output_path`, holding the output's lock)."""
+        """Start a new run directory (after :func:`check_output_path`, holding the output's lock).
+
+        ``overwrite`` is recorded (:data:`OVERWRITE_INTENT`), so that ``cardsim resume``
+        of an interrupted ``--overwrite`` run replaces the old dataset as the run would have.
+        """
         run = cls(out, manifest)
         if run.dir.exists():
             shutil.rmtree(run.dir)  # a stale unfinished run: --overwrite was given
@@ -246,6 +288,8 @@ class PartialRun:
         try:
             tmp.mkdir()
             write_durably(tmp / MANIFEST, _json_bytes(manifest))
+            if overwrite:
+                write_durably(tmp / OVERWRITE_INTENT, _json_bytes({"overwrite": True}))
             tmp.rename(run.dir)
             fsync_dir(run.dir.parent)
         except OSError as exc:
@@ -270,9 +314,50 @@ class PartialRun:
             raise ConfigError(f"{folder / MANIFEST} is not a cardsim manifest")
         return cls(out, manifest)
 
+    # -- the destination ----------------------------------------------------------------
+    def overwrite_intended(self) -> bool:
+        """Whether this run was started with ``--overwrite`` (see :meth:`create`)."""
+        return (self.dir / OVERWRITE_INTENT).is_file()
+
+    def check_destination(self, overwrite: bool = False) -> bool:
+        """Whether committing will replace an existing ``out``; raise :class:`ConfigError` if it may not.
+
+        Called before any chunk runs on resume and again at commit: a dataset (or a file)
+        that appeared at ``out`` is replaced only when ``overwrite`` is given now or was
+        recorded when the run started, and then only if it is a cardsim dataset or experiment.
+        """
+        overwrite = overwrite or self.overwrite_intended()
+        if not (self.out.exists() or self.out.is_symlink()):
+            return overwrite
+        if not overwrite:
+            raise ConfigError(f"output path exists: {self.out} (this unfinished run was started without "
+                              "--overwrite: move it away and resume again, or rerun its command with --resume "
+                              "--overwrite to replace it)")
+        check_replaceable(self.out)
+        return True
+
     # -- chunks -----------------------------------------------------------------------
     def _checksum_file(self, table: str, chunk_id: int) -> Path:
         return self.dir / CHECKSUMS / f"{table}.{part_name(chunk_id)}.json"
+
+    def _recorded(self, table: str, chunk_id: int) -> dict[str, Any] | None:
+        """What was recorded when the part was written: its ``checksums/`` file or, once a
+        commit that was killed before its rename removed that folder, the entry of the
+        ``run.json`` the commit wrote from them. ``None``: no usable record."""
+        record = None
+        try:
+            checksum = self._checksum_file(table, chunk_id)
+            if checksum.is_file():
+                record = json.loads(checksum.read_text())
+            elif (self.dir / RUN_JSON).is_file():
+                parts = json.loads((self.dir / RUN_JSON).read_text()).get("parts", [])
+                record = next((p for p in parts if isinstance(p, dict)
+                               and (p.get("table"), p.get("chunk")) == (table, chunk_id)), None)
+        except (OSError, ValueError, AttributeError):
+            return None
+        if not isinstance(record, dict) or not all(k in record for k in ("rows", "bytes", "sha256")):
+            return None
+        return record
 
     def chunk_done(self, chunk_id: int) -> bool:
         return all((self.dir / table / part_name(chunk_id)).is_file() for table in self.manifest["tables"])
@@ -311,8 +396,9 @@ class PartialRun:
     def check_parts(self) -> list[str]:
         """Check every part already written (for resume); delete damaged ones so they are redone.
 
-        A part is damaged when it is empty, truncated, unreadable or differs from the
-        checksum recorded when it was written. Returns the names of the deleted parts.
+        A part is damaged when it is empty, truncated, unreadable, differs from the
+        checksum recorded when it was written or has no such record (then nothing
+        vouches for its content, and redoing it is cheap). Returns the names of the deleted parts.
         Raises :class:`ConfigError` when intact parts were written by a different run
         than ``manifest.json`` describes (an edited manifest).
         """
@@ -339,20 +425,15 @@ class PartialRun:
     def _part_problem(self, file: Path, table: str, chunk_id: int) -> str | None:
         import pyarrow as pa
         import pyarrow.parquet as pq
+        record = self._recorded(table, chunk_id)
+        if record is None:
+            return "damaged"
         try:
             data = file.read_bytes()
-            record = None
-            checksum = self._checksum_file(table, chunk_id)
-            if checksum.is_file():
-                try:
-                    record = json.loads(checksum.read_text())
-                except ValueError:
-                    record = None
-            if isinstance(record, dict):
-                if len(data) != record.get("bytes") or hashlib.sha256(data).hexdigest() != record.get("sha256"):
-                    return "damaged"
+            if len(data) != record["bytes"] or hashlib.sha256(data).hexdigest() != record["sha256"]:
+                return "damaged"
             parquet = pq.ParquetFile(pa.BufferReader(data))
-            if isinstance(record, dict) and parquet.metadata.num_rows != record.get("rows"):
+            if parquet.metadata.num_rows != record["rows"]:
                 return "damaged"
         except (OSError, pa.ArrowException, ValueError):
             return "damaged"
@@ -364,13 +445,17 @@ class PartialRun:
     def commit(self, overwrite: bool = False) -> Path:
         """Check every part, write run.json with checksums, rename into place (all fsynced).
 
-        Temporary files of killed writers and the ``checksums/`` folder are removed
-        first, so the finished dataset holds nothing but its parts.
+        Temporary files of killed writers, the ``checksums/`` folder and the recorded
+        ``--overwrite`` intent are removed first, so the finished dataset holds nothing
+        but its parts. An existing ``out`` is replaced when ``overwrite`` is given or was
+        recorded when the run started (:meth:`check_destination`, checked before anything
+        changes, so that a refusal leaves the run resumable).
         """
         import pyarrow.parquet as pq
         missing = self.missing_chunks()
         if missing:
             raise ConfigError(f"cannot finish {self.out}: {len(missing)} chunk(s) missing")
+        overwrite = self.check_destination(overwrite)
         planned = {part_name(c) for c in range(self.manifest["n_chunks"])}
         for table in self.manifest["tables"]:
             for entry in (self.dir / table).iterdir():
@@ -380,20 +465,16 @@ class PartialRun:
                     else:
                         raise ConfigError(f"cannot finish {self.out}: unexpected file {table}/{shorten(entry.name)} "
                                           f"in {self.dir}")
-        recorded = {}
         parts = []
         for table in self.manifest["tables"]:
             for chunk_id in range(self.manifest["n_chunks"]):
                 path = self.dir / table / part_name(chunk_id)
                 sha = file_sha256(path)
-                checksum = self._checksum_file(table, chunk_id)
-                try:
-                    recorded = json.loads(checksum.read_text()) if checksum.is_file() else {}
-                except ValueError:
-                    recorded = {}
-                if recorded and recorded.get("sha256") != sha:
+                recorded = self._recorded(table, chunk_id)
+                if recorded is None or recorded["sha256"] != sha:
                     path.unlink()
-                    raise ConfigError(f"cannot finish {self.out}: {table}/{path.name} changed after it was written "
+                    why = "has no checksum record" if recorded is None else "changed after it was written"
+                    raise ConfigError(f"cannot finish {self.out}: {table}/{path.name} {why} "
                                       f"(deleted); run 'cardsim resume {self.out}' to redo it")
                 parts.append({"table": table, "chunk": chunk_id, "rows": pq.ParquetFile(path).metadata.num_rows,
                               "bytes": path.stat().st_size, "sha256": sha})
@@ -404,6 +485,7 @@ class PartialRun:
         with open(self.dir / MANIFEST, "rb") as fh:
             os.fsync(fh.fileno())
         remove_path(self.dir / CHECKSUMS)
+        remove_path(self.dir / OVERWRITE_INTENT)  # recorded in ``overwrite`` above
         for entry in self.dir.iterdir():
             if entry.name.endswith(".tmp"):
                 remove_path(entry)
@@ -416,6 +498,40 @@ class PartialRun:
 
 
 _RUN_KEYS = {"format": int, "game": str, "task": str, "tables": list, "n_chunks": int, "parts": list}
+
+
+def record_problems(meta: dict[str, Any]) -> list[str]:
+    """What makes ``run.json``'s list of parts incomplete: not exactly one record per
+    (table, chunk) of the run, or the rows of a one-row-per-game table not adding up to
+    ``n``. A part deleted together with its record leaves nothing else to notice."""
+    tables, n_chunks = meta["tables"], meta["n_chunks"]
+    seen: dict[tuple[Any, Any], int] = {}
+    rows: dict[Any, int] = {}
+    problems = []
+    for record in meta["parts"]:
+        key = (record.get("table"), record.get("chunk")) if isinstance(record, dict) else (None, None)
+        if not all(isinstance(k, (str, int, type(None))) for k in key):
+            key = tuple(repr(k) for k in key)  # a hand-edited list or object: not part of this run
+        seen[key] = seen.get(key, 0) + 1
+        count = record.get("rows") if isinstance(record, dict) else None
+        if isinstance(count, int) and not isinstance(count, bool):
+            rows[key[0]] = rows.get(key[0], 0) + count
+    for (table, chunk), times in seen.items():
+        valid = table in tables and isinstance(chunk, int) and not isinstance(chunk, bool) and 0 <= chunk < n_chunks
+        where = f"{table}/{part_name(chunk)}" if valid else f"table {shorten(table, 40)} chunk {shorten(chunk, 20)}"
+        if not valid:
+            problems.append(f"{RUN_JSON} lists {where}, which is not part of this run")
+        elif times > 1:
+            problems.append(f"{where}: listed {times} times in {RUN_JSON}")
+    for table in tables:
+        for chunk_id in range(n_chunks):
+            if (table, chunk_id) not in seen:
+                problems.append(f"{table}/{part_name(chunk_id)}: not listed in {RUN_JSON}")
+    n = meta.get("n")
+    for table in tables:
+        if table in ROW_PER_GAME_TABLES and isinstance(n, int) and rows.get(table, 0) != n:
+            problems.append(f"{table}: {rows.get(table, 0):,} rows listed in {RUN_JSON}, expected n = {n:,}")
+    return problems
 
 
 class Dataset:
@@ -448,6 +564,10 @@ class Dataset:
                 self._records[(str(record["table"]), part_name(int(record["chunk"])))] = record
             except (KeyError, TypeError, ValueError):
                 raise self._damaged(f"{RUN_JSON} lists a malformed part") from None
+        problems = record_problems(self.meta)
+        if problems:  # e.g. a part deleted with its record: the rest would be read as the whole run
+            more = f"; {len(problems)} problems" if len(problems) > 1 else ""
+            raise self._damaged(f"incomplete: {problems[0]}{more}")
         self._expected_meta = {k: v for k, v in self.meta.items() if k != "parts"}
         try:  # run.json edited by hand (relabelled as another game, seed...) no longer matches
             manifest = json.loads((self.path / MANIFEST).read_text())
@@ -577,13 +697,11 @@ def verify(path: str | os.PathLike) -> list[str]:
     if manifest != expected_meta:
         problems.append(f"{MANIFEST} and {RUN_JSON} describe different runs")
     problems += _stray_entries(path, meta)
+    problems += record_problems(meta)
     recorded = {}
     for p in meta.get("parts", []):
         recorded[(p.get("table"), p.get("chunk"))] = p
     for table in meta.get("tables", []):
-        for chunk_id in range(meta.get("n_chunks", 0)):
-            if (table, chunk_id) not in recorded:
-                problems.append(f"{table}/{part_name(chunk_id)}: not listed in {RUN_JSON}")
         on_disk = {p.name for p in (path / table).glob("part-*.parquet")} if (path / table).is_dir() else set()
         planned = {part_name(c) for c in range(meta.get("n_chunks", 0))}
         for extra in sorted(on_disk - planned):
