@@ -512,6 +512,56 @@ def _balance_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
     return parts
 
 
+def _tune_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
+    """A tune race: each candidate's objectives with 95% intervals (survivors in colour,
+    the eliminated in grey; with two objectives one against the other and the Pareto set),
+    then the ranked table and the race round by round."""
+    plt = _plt()
+    meta = json.loads((path / "tune.json").read_text())
+    table = pd.read_parquet(path / "candidates.parquet")
+    names = [o.rpartition(":")[0] for o in meta["objectives"]]
+    line = (f"{meta['candidates']} candidates; {meta['games_played']:,} games played (a full grid at the "
+            f"finalists' deals: {meta['grid_games_at_final_deals']:,}); objectives {', '.join(meta['objectives'])}"
+            + (f"; constraints {', '.join(meta['constraints'])}" if meta["constraints"] else ""))
+    parts = [line if fmt == "md" else f"<p>{html.escape(line)}</p>"]
+    racing = table["status"] == "racing"
+    if len(names) >= 2:
+        fig, ax = plt.subplots(figsize=(6.5, 4.2))
+        x, y = names[0], names[1]
+        for mask, colour, label in ((~racing, "0.6", "left the race"), (racing & ~table["pareto"], "tab:blue",
+                                                                        "not ruled out"),
+                                    (racing & table["pareto"], "tab:red", "Pareto set")):
+            rows = table[mask]
+            if len(rows):
+                ax.errorbar(rows[x], rows[y], xerr=[rows[x] - rows[f"{x}_ci_low"], rows[f"{x}_ci_high"] - rows[x]],
+                            yerr=[rows[y] - rows[f"{y}_ci_low"], rows[f"{y}_ci_high"] - rows[y]], fmt="o", ms=4,
+                            capsize=2, color=colour, label=label)
+        ax.set_xlabel(meta["objectives"][0])
+        ax.set_ylabel(meta["objectives"][1])
+        ax.legend(fontsize=7)
+        ax.set_title("candidates (95% CI)", fontsize=9)
+    else:
+        fig, ax = plt.subplots(figsize=(7, 0.3 * len(table) + 1.2))
+        ys = np.arange(len(table))
+        for mask, colour, label in ((~racing, "0.6", "left the race"), (racing, "tab:red", "not ruled out")):
+            rows = table[mask]
+            ax.errorbar(rows[names[0]], ys[mask.to_numpy()], xerr=[(rows[names[0]] - rows[f"{names[0]}_ci_low"]).clip(
+                lower=0), (rows[f"{names[0]}_ci_high"] - rows[names[0]]).clip(lower=0)], fmt="o", ms=4, capsize=2,
+                        color=colour, label=label)
+        ax.set_yticks(ys)
+        ax.set_yticklabels(table["candidate"], fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xlabel(f"{meta['objectives'][0]} (95% CI over each candidate's own deals)")
+        ax.legend(fontsize=7)
+        ax.set_title("candidates, best first", fontsize=9)
+    parts.append(figures.add(fig, "the candidates and their objectives"))
+    parts.append(_render_table(table, fmt, "status racing: survived the race (rank 1 is the best estimate); "
+                                           "round_out, reason: when and why a candidate left"))
+    if (path / "rounds.parquet").is_file():
+        parts.append(_render_table(pd.read_parquet(path / "rounds.parquet"), fmt, "the race round by round"))
+    return parts
+
+
 def _sweep_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
     """Each metric against the swept value, with its 95% interval band (one panel per metric)."""
     plt = _plt()
@@ -601,7 +651,12 @@ def build_report(paths: list[str | os.PathLike], out: str | os.PathLike, overwri
     sections = []
     for raw in paths:
         path = Path(raw)
-        if (path / "balance.json").is_file():
+        if (path / "tune.json").is_file():
+            meta = json.loads((path / "tune.json").read_text())
+            title = f"{meta['game']} tune: {path.name} (budget {meta['budget']:,} games, seed={meta['seed']})"
+            figures.context = title
+            body = _tune_section(path, figures, fmt)
+        elif (path / "balance.json").is_file():
             meta = json.loads((path / "balance.json").read_text())
             title = (f"{meta['game']} balance card: {path.name} ({', '.join(meta['policies'])}; field "
                      f"{meta['field']}; {meta['n']:,} deals per table, seed={meta['seed']})")

@@ -15,13 +15,15 @@ from __future__ import annotations
 from cardsim.simcore import __version__
 from cardsim.simcore.framework.config import CardsimError, ConfigError
 
-__all__ = ["__version__", "deal", "play", "experiment", "ladder", "balance", "load", "resume", "Result", "TableResult",
+__all__ = ["__version__", "deal", "play", "experiment", "ladder", "balance", "tune", "load", "resume", "Result",
+           "TableResult",
            "ConfigError", "CardsimError"]
 
 
 def __getattr__(name: str):
     # the API module loads pandas-side helpers lazily; `import cardsim` itself stays light
-    if name in ("deal", "play", "experiment", "ladder", "balance", "load", "resume", "Result", "TableResult", "api"):
+    if name in ("deal", "play", "experiment", "ladder", "balance", "tune", "load", "resume", "Result", "TableResult",
+                "api"):
         import importlib
 
         api = importlib.import_module("cardsim.api")

@@ -366,11 +366,12 @@ def resume(path: PathLike, threads: Optional[int] = None, progress: bool = True,
 #: the folders that are not runs: description file, their tables, the main table
 _TABLE_FOLDERS = (("experiment.json", ("comparison", "sweep", "interaction"), "comparison"),
                   ("ladder.json", ("ratings", "games"), "ratings"),
-                  ("balance.json", ("card", "seats", "games"), "card"))
+                  ("balance.json", ("card", "seats", "games"), "card"),
+                  ("tune.json", ("candidates", "rounds"), "candidates"))
 
 
 def load(path: PathLike) -> Result | TableResult:
-    """Open a finished run (``Result``), experiment, ladder or balance folder (``TableResult``)."""
+    """Open a finished run (``Result``), experiment, ladder, balance or tune folder (``TableResult``)."""
     path = Path(path)
     for description, names, main in _TABLE_FOLDERS:
         if (path / description).is_file():
@@ -625,6 +626,113 @@ def balance(game: str, policies: Optional[Sequence[str] | str] = None, field: st
             played.to_parquet(tmp / "games.parquet", index=False)
             replace_directory(tmp, out, overwrite)
     return TableResult({"card": table, "seats": seats, "games": played}, meta, out, "card")
+
+
+def tune(game: str, switches: Sequence[str], objectives: Sequence[str], constraints: Sequence[str] = (),
+         policies: Optional[Sequence[str] | str] = None, field: Optional[str] = None, budget: int | str = 100_000,
+         seed: Optional[int] = None, batch: int | str = 200, rules: Optional[Mapping[str, Any]] = None,
+         rules_file: Optional[PathLike] = None, sets: Sequence[str] = (), out: Optional[PathLike] = None,
+         overwrite: bool = False, threads: Optional[int] = None, progress: bool = True,
+         yes: bool = False) -> TableResult:
+    """Find the rule variants that best meet objectives: race every combination of the
+    switch values on the same deals, dropping candidates once a paired test rules them out.
+
+    Parameters
+    ----------
+    switches : list of str
+        ``"NAME=V1,V2,..."``: the candidates are every combination of the values.
+    objectives : list of str
+        ``"METRIC[:min|max]"``: a balance-card figure (``seat_gap``, ``length``,
+        ``win_rate@dealer``, ``luck_share`` with a field) or a per-game play metric
+        (``draw``, ``turns``); the first ranks the candidates.
+    constraints : list of str
+        ``"METRIC<X"`` or ``"METRIC>X"``.
+    policies : str, optional
+        The strength that plays (default ``heuristic``); with ``field`` different from it,
+        the rotation tables of the balance card are played too (``luck_share``, ``elo``).
+    budget : int
+        Games in all (every table of every candidate).
+    batch : int
+        Deals of the first round (each later round doubles the deals played).
+
+    Returns
+    -------
+    TableResult
+        ``.summary()``: the candidates, best first, with each objective's estimate and 95%
+        interval, status (``racing`` = survived, ``eliminated``, ``infeasible``), the round
+        it left and why; ``.tables["rounds"]``: the race round by round.
+    """
+    import json
+    import shutil
+
+    import pandas as pd
+
+    from cardsim.analysis.tune import candidate_table, estimates
+    from cardsim.cli.render import _LazyProgress
+    from cardsim.simcore.framework.tasks import canonical_policy
+    from cardsim.simcore.run import lifecycle
+    from cardsim.simcore.run.estimate import MAX_SECONDS, estimate, human_time
+    from cardsim.simcore.run.output import check_output_path, replace_directory
+    from cardsim.simcore.run.runner import set_threads
+    from cardsim.simcore.study.balance import table_options
+    from cardsim.simcore.study.tune import Constraint, Objective, TuneConfig, race, validate
+
+    spec = registry.get_spec(game)
+    base = _rule_settings(game, rules, rules_file, sets)
+    grid = []
+    for text in switches:
+        name, sep, values = str(text).partition("=")
+        listed = tuple(v.strip() for v in values.split(",") if v.strip())
+        if not sep or not name.strip() or not listed:
+            raise ConfigError(f"bad --switch {text!r}: expected NAME=V1,V2,...")
+        grid.append((name.strip(), listed))
+    listed = ["heuristic"] if policies is None else (policies.split(",") if isinstance(policies, str)
+                                                     else list(policies))
+    names = [canonical_policy(str(x).strip(), spec.policies) for x in listed if str(x).strip()]
+    if len(names) != 1:
+        raise ConfigError("--policies takes one strength for tune (the field is --field)")
+    field_name = canonical_policy(field, spec.policies) if field else names[0]
+    config = TuneConfig(game=game, base_settings=base, switches=tuple(grid),
+                        objectives=tuple(Objective.parse(o) for o in objectives),
+                        constraints=tuple(Constraint.parse(c) for c in constraints),
+                        policies=(names[0], *([field_name] if field_name != names[0] else [])), field=field_name,
+                        budget=_count(budget, "--budget"), seed=draw_seed() if seed is None else parse_seed(seed),
+                        batch=_count(batch, "--batch"))
+    candidates = validate(config)
+    cores = set_threads(threads)
+    first = config.balance_config(config.candidate_rules(candidates[0]), 2)
+    per_game = sum(estimate(game, "play", 1, 1, table_options(first, seats), cores)[0]
+                   for _, _, seats in first.tables()) / len(first.tables())
+    if per_game * config.budget > MAX_SECONDS and not yes:
+        raise ConfigError(f"{len(candidates)} candidates: a budget of {config.budget:,} games would take about "
+                          f"{human_time(per_game * config.budget)} on {cores} core(s): lower --budget, or --yes")
+    if out is not None:
+        out = lifecycle.resolve_out(out)
+        check_output_path(out, overwrite)
+    bar = _LazyProgress(progress, f"tune {game} ({len(candidates)} candidates)", config.budget)
+    try:
+        states, log = race(config, lambda alive, w: estimates(config, alive, w),
+                           on_round=lambda r, spent, total: bar.update(spent, total))
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted; nothing was written") from None
+    finally:
+        bar.close()
+    table = candidate_table(config, states)
+    rounds = pd.DataFrame(log)
+    meta = dict(config.manifest(), candidates=len(candidates), games_played=int(sum(
+        s.deals for s in states) * len(first.tables())), grid_games_at_final_deals=int(
+        max(s.deals for s in states) * len(states) * len(first.tables())))
+    if out is not None:
+        with lifecycle.OutputLock(out):
+            lifecycle.clean_debris(out)
+            tmp = out.parent / f".{out.name}.partial.tune"
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir(parents=True)
+            (tmp / "tune.json").write_text(json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
+            table.to_parquet(tmp / "candidates.parquet", index=False)
+            rounds.to_parquet(tmp / "rounds.parquet", index=False)
+            replace_directory(tmp, out, overwrite)
+    return TableResult({"candidates": table, "rounds": rounds}, meta, out, "candidates")
 
 
 def _run_experiment(spec, n: Optional[int], seed: Optional[int], out: Optional[PathLike], overwrite: bool,

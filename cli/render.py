@@ -282,3 +282,25 @@ def print_balance(table, as_json: bool) -> None:
         print_plain_table((*(("rules",) if compare else ()), "metric", "group", "strength", "n", "value",
                            "95% CI", "unit", "note"), rows, right=tuple(i + compare for i in (3, 4, 5)))
         sys.stdout.write("\n")
+
+
+def print_tune(table, meta: dict, as_json: bool) -> None:
+    """Print a tune race's candidates (best first) as text or JSON records."""
+    if as_json:
+        sys.stdout.write(json_records(table) + "\n")
+        return
+    names = list(dict.fromkeys([o.rpartition(":")[0] for o in meta["objectives"]] +
+                               [c.replace(">", "<").partition("<")[0] for c in meta["constraints"]]))
+
+    def cell(value: float) -> str:
+        return "n/a" if value != value else _fmt(value)
+
+    rows = []
+    for r in table.to_dict("records"):
+        figures = [f"{cell(r[n])} [{cell(r[n + '_ci_low'])}, {cell(r[n + '_ci_high'])}]" for n in names]
+        status = r["status"] if r["status"] != "racing" else ("best" if r["rank"] == 1 else "not ruled out")
+        if r.get("pareto"):
+            status += ", Pareto" if len(meta["objectives"]) > 1 else ""
+        rows.append((r["rank"], r["candidate"], status, f"{r['deals']:,}", *figures, r["reason"]))
+    print_plain_table(("rank", "candidate", "status", "deals", *[f"{n} [95% CI]" for n in names], "why it left"),
+                      rows, right=(0, 3))

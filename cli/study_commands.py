@@ -1,4 +1,4 @@
-"""The commands that study results: ``ladder``, ``balance``, ``exact``, ``summary``, ``experiment``, ``report``."""
+"""The commands that study results: ``ladder``, ``balance``, ``tune``, ``exact``, ``summary``, ``experiment``, ``report``."""
 from __future__ import annotations
 
 import json
@@ -13,7 +13,7 @@ try:  # recent typer vendors click; older releases depend on it
 except ImportError:  # pragma: no cover
     pass
 
-from cardsim.cli.render import (_exact_text, print_balance, print_comparison, print_ladder,
+from cardsim.cli.render import (_exact_text, print_balance, print_comparison, print_ladder, print_tune,
                                 print_plain_table, print_summary, print_sweep)
 from cardsim.cli.runs import (check_custom_metrics, parse_count, parse_seed, resolve_rules, say_drawn_seed)
 
@@ -116,6 +116,56 @@ def balance_command(
         where = f", written to {out}" if out is not None else ""
         sys.stderr.write(f"{game} balance card: {', '.join(meta['policies'])} (field {meta['field']}), "
                          f"{meta['n']:,} deals per table, seed={meta['seed']}{where}\n")
+
+
+@app.command("tune")
+def tune_command(
+    game: GameArg,
+    switches: List[str] = typer.Option([], "--switch", help="NAME=V1,V2,...: candidates are every combination of "
+                                                            "the values (repeatable)"),
+    objectives: List[str] = typer.Option([], "--objective", help="METRIC[:min|max] (default min): a balance-card "
+                                                                 "figure (seat_gap, length, win_rate@dealer ...) "
+                                                                 "or a play metric (draw, turns); the first ranks"),
+    constraints: List[str] = typer.Option([], "--constraint", help="\"METRIC<X\" or \"METRIC>X\" (repeatable)"),
+    policies: Optional[str] = typer.Option(None, "--policies", help="the strength that plays (default heuristic)"),
+    field: Optional[str] = typer.Option(None, "--field", help="with it, the strength also plays one seat of this "
+                                                              "field in every rotation (luck_share, elo)"),
+    budget: str = typer.Option("100000", "--budget", help="games in all, every candidate and table together"),
+    batch: str = typer.Option("200", "--batch", help="deals of the first round; each round doubles the deals"),
+    seed: SeedOpt = None,
+    threads: ThreadsOpt = None,
+    sets: SetsOpt = [],
+    rules_file: RulesFileOpt = None,
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="write tune.json, candidates.parquet and "
+                                                                 "rounds.parquet into this new folder"),
+    overwrite: OverwriteOpt = False,
+    yes: YesOpt = False,
+    quiet: QuietOpt = False,
+    as_json: bool = typer.Option(False, "--json", help="print the candidates as JSON records"),
+) -> None:
+    """Inverse design: which rule variants meet the targets? Race every combination of the
+    --switch values on the same deals (common random numbers), in rounds of doubling size;
+    a candidate leaves the race once another beats it on every objective with a paired
+    interval excluding 0 (Bonferroni over the candidates), or a constraint's interval is
+    wholly on its wrong side. Prints the candidates best first with 95% intervals, when and
+    why each left, and with two objectives the Pareto set of the survivors.
+    """
+    from cardsim import api
+
+    result = api.tune(game, switches=switches, objectives=objectives, constraints=constraints, policies=policies,
+                      field=field, budget=parse_count(budget, "--budget"), batch=parse_count(batch, "--batch"),
+                      seed=parse_seed(seed), rules_file=rules_file, sets=sets, out=out, overwrite=overwrite,
+                      threads=threads, progress=not quiet, yes=yes)
+    print_tune(result.summary(), result.meta, as_json)
+    if as_json or quiet:
+        say_drawn_seed()
+    sys.stdout.flush()
+    if not as_json and not quiet:
+        meta = result.meta
+        where = f", written to {out}" if out is not None else ""
+        sys.stderr.write(f"{game} tune: {meta['candidates']} candidates, {meta['games_played']:,} games played "
+                         f"(a full grid at the same deals: {meta['grid_games_at_final_deals']:,}), "
+                         f"seed={meta['seed']}{where}\n")
 
 
 @app.command("exact")
