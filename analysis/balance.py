@@ -52,7 +52,7 @@ def bootstrap_weights(deals: int, seed: int, resamples: int = BOOTSTRAP) -> np.n
     return np.vstack([np.ones((1, deals)), draws])
 
 
-def _wmean(weights: np.ndarray, x: np.ndarray, present: np.ndarray | None = None) -> np.ndarray:
+def weighted_mean(weights: np.ndarray, x: np.ndarray, present: np.ndarray | None = None) -> np.ndarray:
     """Weighted mean over deals of ``x`` (float[D] or [D, m]) per weight row: [R] or [R, m]."""
     if present is None:
         return (weights @ x) / weights.sum(axis=1).reshape((-1,) + (1,) * (x.ndim - 1))
@@ -166,7 +166,7 @@ def figures(play, weights: np.ndarray) -> list[Figure]:
 
     for strength, o in play.alone.items():
         for s in range(k):
-            out.append(Figure("win_rate", f"seat {s}", strength, "rate", deals, _wmean(weights, o.win[:, s]),
+            out.append(Figure("win_rate", f"seat {s}", strength, "rate", deals, weighted_mean(weights, o.win[:, s]),
                               "rate", hits=float(o.win[:, s].sum())))
         for role, held in o.roles.items():
             hits_d = (held * o.win).sum(axis=1)
@@ -174,23 +174,23 @@ def figures(play, weights: np.ndarray) -> list[Figure]:
             out.append(Figure("win_rate", role, strength, "rate", int(count_d.sum()),
                               (weights @ hits_d) / np.maximum(weights @ count_d, 1e-300), "rate",
                               hits=float(hits_d.sum())))
-        rates = _wmean(weights, o.win)
+        rates = weighted_mean(weights, o.win)
         out.append(Figure("seat_gap", "table", strength, "rate", deals, rates.max(axis=1) - rates.min(axis=1),
                           "range", parts=rates))
         for s in range(k):
-            out.append(Figure("points", f"seat {s}", strength, points_unit, deals, _wmean(weights, o.points[:, s]),
+            out.append(Figure("points", f"seat {s}", strength, points_unit, deals, weighted_mean(weights, o.points[:, s]),
                               "mean", per_deal=o.points[:, s]))
-        out.append(Figure("length", "table", strength, some.length_unit, deals, _wmean(weights, o.length), "mean",
+        out.append(Figure("length", "table", strength, some.length_unit, deals, weighted_mean(weights, o.length), "mean",
                           per_deal=o.length))
         per_game = o.no_winner_group == "table"  # else a fraction of each game's rounds: a mean over games
         out.append(Figure("no_winner_rate", o.no_winner_group, strength, "rate", deals,
-                          _wmean(weights, o.no_winner), "rate" if per_game else "mean",
+                          weighted_mean(weights, o.no_winner), "rate" if per_game else "mean",
                           hits=float(o.no_winner.sum()), per_deal=o.no_winner))
         for name, trailed in o.comebacks.items():
             present = ~np.isnan(trailed)
             if present.any():
                 out.append(Figure("comeback_rate", name, strength, "rate", int(present.sum()),
-                                  _wmean(weights, np.nan_to_num(trailed), present), "rate",
+                                  weighted_mean(weights, np.nan_to_num(trailed), present), "rate",
                                   hits=float(np.nansum(trailed))))
 
     # one strength in one seat of the field, every rotation
@@ -198,15 +198,15 @@ def figures(play, weights: np.ndarray) -> list[Figure]:
     scores: dict[str, np.ndarray] = {}
     field_wins: dict[str, np.ndarray] = {}
     if field in play.alone:
-        field_wins[field] = _wmean(weights, play.alone[field].win.mean(axis=1))
+        field_wins[field] = weighted_mean(weights, play.alone[field].win.mean(axis=1))
         scores[field] = np.full(weights.shape[0], 0.5)
     for strength, rotations in play.rotations.items():
         win = np.stack([o.win for o in rotations], axis=2)  # [D, k seats, k rotations]
         own_win = np.stack([o.win[:, r] for r, o in enumerate(rotations)], axis=1).mean(axis=1)
         score = np.stack([score_against_field(o.win, o.points, r, lower) for r, o in enumerate(rotations)],
                          axis=1).mean(axis=1)
-        field_wins[strength] = _wmean(weights, own_win)
-        scores[strength] = _wmean(weights, score)
+        field_wins[strength] = weighted_mean(weights, own_win)
+        scores[strength] = weighted_mean(weights, score)
         group = f"1 seat vs {field}"
         out.append(Figure("win_rate", group, strength, "rate", deals * k, field_wins[strength], "mean",
                           per_deal=own_win))
@@ -237,7 +237,8 @@ def figures(play, weights: np.ndarray) -> list[Figure]:
     return out
 
 
-def _interval(f: Figure) -> tuple[float, float]:
+def figure_interval(f: Figure) -> tuple[float, float]:
+    """The 95% interval of a figure, as its ``kind`` says (see :class:`Figure`)."""
     if f.kind == "rate":
         if f.n <= 0:
             return math.nan, math.nan
@@ -265,7 +266,7 @@ def records(items: Sequence[Figure]) -> pd.DataFrame:
     """The card as a table: ``CARD_COLUMNS``, one row per figure."""
     rows = []
     for f in items:
-        low, high = _interval(f)
+        low, high = figure_interval(f)
         rows.append((f.metric, f.group, f.strength, f.unit, int(f.n), float(f.values[0]), low, high, f.note))
     return pd.DataFrame(rows, columns=CARD_COLUMNS)
 
@@ -304,4 +305,5 @@ def headline(table: pd.DataFrame) -> pd.DataFrame:
 
 
 __all__ = ["CARD_COLUMNS", "card", "compare_cards", "decompose", "deal_statistics", "figures", "records",
-           "bootstrap_weights", "ladder_figures", "headline", "elo", "score_against_field"]
+           "bootstrap_weights", "ladder_figures", "headline", "elo", "score_against_field", "Figure",
+           "figure_interval", "weighted_mean"]

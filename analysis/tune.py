@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from cardsim.analysis.balance import Figure, _interval, _wmean, bootstrap_weights, figures
+from cardsim.analysis.balance import Figure, figure_interval, weighted_mean, bootstrap_weights, figures
 
 CANDIDATE_COLUMNS = ["rank", "candidate", "status", "round_out", "deals", "pareto"]
 
@@ -43,7 +43,7 @@ def metric_values(play, metric_frame: pd.DataFrame, weights: np.ndarray, names: 
             raise ConfigError(f"'{name}' has several groups: choose one of {groups}")
         elif name in metric_frame.columns:
             x = metric_frame[name].to_numpy(float)
-            found[name] = Figure(name, "table", strength, "", x.size, _wmean(weights, x), "mean", per_deal=x)
+            found[name] = Figure(name, "table", strength, "", x.size, weighted_mean(weights, x), "mean", per_deal=x)
         else:
             known = ", ".join(dict.fromkeys(f.metric for f in items))
             raise ConfigError(f"unknown metric '{name}' (balance figures: {known}; or a play metric: "
@@ -79,7 +79,7 @@ def candidate_table(config, states) -> pd.DataFrame:
         row = {"candidate": _name(s.values), **s.values, "status": s.status,
                "round_out": s.round_out if s.round_out is not None else -1, "deals": s.deals, "reason": s.reason}
         for name in names:  # each figure's own interval, as the balance card gives it
-            low, high = _interval(values[name])
+            low, high = figure_interval(values[name])
             row.update({name: float(values[name].values[0]), f"{name}_ci_low": low, f"{name}_ci_high": high})
         rows.append(row)
     table = pd.DataFrame(rows)

@@ -17,7 +17,7 @@ import time
 
 import cardsim
 from cardsim.analysis.tune import candidate_table
-from cardsim.simcore.study.tune import CandidateState, Objective, TuneConfig, _play_block, tables_per_candidate
+from cardsim.simcore.study.tune import CandidateState, Objective, TuneConfig, play_block, tables_per_candidate
 
 
 def main() -> None:
@@ -47,7 +47,7 @@ def main() -> None:
         budget=10 ** 12, seed=args.seed, batch=args.batch)
     start = time.perf_counter()
     states = [CandidateState(v, config.candidate_rules(v)) for v in config.candidates()]
-    grid_games = sum(_play_block(config, s, 0, deals, deals) for s in states)
+    grid_games = sum(play_block(config, s, 0, deals, deals) for s in states)
     grid_seconds = time.perf_counter() - start
     grid = candidate_table(config, states)
     sign = 1 if objective.sense == "min" else -1

@@ -15,7 +15,7 @@ import pytest
 import cardsim
 from cardsim.analysis.tune import candidate_table
 from cardsim.simcore.framework.config import ConfigError
-from cardsim.simcore.study.tune import (CandidateState, Constraint, Objective, TuneConfig, _play_block, block_ends)
+from cardsim.simcore.study.tune import (CandidateState, Constraint, Objective, TuneConfig, play_block, block_ends)
 from cli_helpers import run
 
 GRID = ["players=2,3,4", "win_threshold=0,6"]
@@ -43,7 +43,7 @@ def test_the_race_finds_the_full_grids_best_with_fewer_games():
                                                                   ("win_threshold", ("0", "6"))),
                         objectives=(Objective("turns"),), budget=10 ** 9, seed=1, batch=20)
     states = [CandidateState(v, config.candidate_rules(v)) for v in config.candidates()]
-    grid_games = sum(_play_block(config, s, 0, deals, deals) for s in states)
+    grid_games = sum(play_block(config, s, 0, deals, deals) for s in states)
     grid = candidate_table(config, states)
     assert grid.loc[grid["turns"].idxmin(), "candidate"] == best["candidate"]
     assert result.meta["games_played"] < grid_games

@@ -111,6 +111,15 @@ def concat_outcomes(parts: list[BalanceOutcomes]) -> BalanceOutcomes:
         comebacks={k: join([p.comebacks[k] for p in parts]) for k in first.comebacks})
 
 
+def chunk_frames(task, run, chunk_id: int) -> dict[str, pd.DataFrame]:
+    """One chunk's play tables as pandas frames, the per-game ones in game order."""
+    tables = {name: t.to_pandas() for name, t in task.run_chunk(run, chunk_id).items()}
+    for name, frame in tables.items():
+        if "game" in frame and "round" not in frame:
+            tables[name] = frame.sort_values("game", kind="stable").reset_index(drop=True)
+    return tables
+
+
 def play_balance(config: BalanceConfig, on_step: Callable[[int, int], None] | None = None) -> BalancePlay:
     """Play every table of the card (:meth:`BalanceConfig.tables`) on games ``0 .. n-1``."""
     from cardsim.simcore.run.runner import RunConfig
@@ -134,11 +143,7 @@ def play_balance(config: BalanceConfig, on_step: Callable[[int, int], None] | No
     for strength, rotation, run in plans:
         parts = []
         for chunk_id in range(run.n_chunks):
-            tables = {name: t.to_pandas() for name, t in task.run_chunk(run, chunk_id).items()}
-            for name, frame in tables.items():
-                if "game" in frame and "round" not in frame:
-                    tables[name] = frame.sort_values("game", kind="stable").reset_index(drop=True)
-            parts.append(outcomes_of(tables, config.rules))
+            parts.append(outcomes_of(chunk_frames(task, run, chunk_id), config.rules))
             done += 1
             if on_step is not None:
                 on_step(done, total)
@@ -207,4 +212,4 @@ def from_frames(config: BalanceConfig, seats: pd.DataFrame, games: pd.DataFrame,
 
 
 __all__ = ["BalanceConfig", "BalancePlay", "DEFAULT_POLICIES", "play_balance", "validate", "to_frames",
-           "from_frames", "concat_outcomes", "table_options"]
+           "from_frames", "concat_outcomes", "table_options", "chunk_frames"]

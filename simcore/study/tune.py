@@ -33,7 +33,8 @@ import pandas as pd
 from cardsim.simcore.framework.config import ConfigError
 from cardsim.simcore.framework.registry import get_spec
 from cardsim.simcore.framework.spec import resolve_ref
-from cardsim.simcore.study.balance import BalanceConfig, BalancePlay, concat_outcomes, table_options
+from cardsim.simcore.study.balance import (BalanceConfig, BalancePlay, chunk_frames, concat_outcomes,
+                                           table_options)
 
 #: Bootstrap resamples of every estimate in the race (shared by all candidates).
 RESAMPLES = 200
@@ -181,7 +182,7 @@ class CandidateState:
     metric_parts: list[pd.DataFrame] = field(default_factory=list)
 
 
-def _play_block(config: TuneConfig, state: CandidateState, start: int, stop: int, deals_max: int) -> int:
+def play_block(config: TuneConfig, state: CandidateState, start: int, stop: int, deals_max: int) -> int:
     """Play games ``start .. stop-1`` of every table of one candidate; the games played."""
     from cardsim.simcore.run.runner import RunConfig
 
@@ -196,10 +197,7 @@ def _play_block(config: TuneConfig, state: CandidateState, start: int, stop: int
         run = RunConfig(game=config.game, task="play", rules=state.rules, n=deals_max, seed=config.seed,
                         chunk_size=config.batch, options=options)
         for chunk_id in range(start // config.batch, -(-stop // config.batch)):
-            tables = {name: t.to_pandas() for name, t in task.run_chunk(run, chunk_id).items()}
-            for name, frame in tables.items():
-                if "game" in frame and "round" not in frame:
-                    tables[name] = frame.sort_values("game", kind="stable").reset_index(drop=True)
+            tables = chunk_frames(task, run, chunk_id)
             state.parts.setdefault((strength, rotation), []).append(outcomes_of(tables, state.rules))
             if (strength, rotation) == (config.policies[0], -1):
                 state.metric_parts.append(metric.function(tables[metric.table]).reset_index(drop=True))
@@ -250,7 +248,7 @@ def race(config: TuneConfig, estimate: Callable[[list, np.ndarray], dict[str, np
             if stop <= start:
                 break
         for s in alive:
-            spent += _play_block(config, s, start, stop, deals_max)
+            spent += play_block(config, s, start, stop, deals_max)
         start = stop
         _mark_identical(alive, round_no, stop)
         alive = [s for s in alive if s.status == "racing"]
@@ -334,4 +332,4 @@ def _name(values: Mapping[str, str]) -> str:
 
 
 __all__ = ["Objective", "Constraint", "TuneConfig", "CandidateState", "race", "validate", "block_ends",
-           "candidate_play", "tables_per_candidate"]
+           "candidate_play", "tables_per_candidate", "play_block"]
