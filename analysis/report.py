@@ -115,30 +115,6 @@ def figure_files(out: Path) -> list[tuple[int, Path]]:
     return sorted((int(m.group(1)), p) for p in out.parent.iterdir() if (m := pattern.fullmatch(p.name)))
 
 
-def _rate_bars(rates: pd.DataFrame, events: list[str], title: str):
-    plt = _plt()
-    per_seat = rates[rates["event"].isin(events)]
-    seats = sorted(per_seat["seat"].unique(), key=lambda s: (s < 0, s))  # the table (-1) last
-    fig, ax = plt.subplots(figsize=(7, 3.2))
-    width = 0.8 / max(len(seats), 1)
-    for k, seat in enumerate(seats):
-        rows = per_seat[per_seat["seat"] == seat].set_index("event").reindex(events)
-        x = np.arange(len(events)) + k * width
-        err = np.vstack([rows["rate"] - rows["ci_low"], rows["ci_high"] - rows["rate"]])
-        ax.bar(x, rows["rate"], width, yerr=err, capsize=2, label="table (any seat)" if seat < 0 else f"seat {seat}",
-               color="0.35" if seat < 0 else None)
-        for xi, rate, high in zip(x, rows["rate"], rows["ci_high"]):
-            if rate == 0 and high > 0:  # no bar on a log scale: say so, above the interval's upper end
-                ax.text(xi, high * 1.5, "0", ha="center", va="bottom", fontsize=7)
-    ax.set_xticks(np.arange(len(events)) + width * (len(seats) - 1) / 2)
-    ax.set_xticklabels(events, rotation=20, ha="right", fontsize=8)
-    ax.set_ylabel("rate per deal")
-    ax.set_yscale("log")  # rare events (a 1% weak hand) stay visible beside common ones
-    ax.set_title(title)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the axes: never over a bar
-    return fig
-
-
 def _cell(value) -> str:
     """Thousands separators for counts, 4 significant figures for rates and means."""
     if isinstance(value, (bool, np.bool_)):
@@ -266,18 +242,81 @@ def _rules_text(rules: dict, fmt: str) -> str:
     return "<p class='rules'>Rules: " + "; ".join(f"<code>{html.escape(x)}</code>" for x in lines) + "</p>"
 
 
+def event_groups(events: list[str]) -> list[list[str]]:
+    """Events grouped by meaning, in first-appearance order: a family of counts
+    (``twos_0`` .. ``twos_4``) and a common first word (``instant_win``, ``instant_win_dragon``;
+    ``bomb_four``, ``bomb_any``) go together."""
+    groups: dict[str, list[str]] = {}
+    for event in events:
+        stem = re.sub(r"_\d+(plus)?$", "", event)
+        groups.setdefault(stem.split("_")[0], []).append(event)
+    return list(groups.values())
+
+
+def pack_groups(groups: list[list[str]], size: int) -> list[list[str]]:
+    """Consecutive groups packed into figures of at most ``size`` events; a group is split
+    only when it is larger than ``size`` itself."""
+    out: list[list[str]] = []
+    for group in groups:
+        for start in range(0, len(group), size):
+            piece = group[start:start + size]
+            if out and len(out[-1]) + len(piece) <= size and start == 0:
+                out[-1] = out[-1] + piece
+            else:
+                out.append(list(piece))
+    return out
+
+
+def _rate_dots(rates: pd.DataFrame, events: list[str], title: str):
+    """Each event's rate per seat and for the table as dots with 95% error bars on a log
+    axis (no bar lengths to misread), the exact value beside the table's dot."""
+    plt = _plt()
+    per_seat = rates[rates["event"].isin(events)]
+    seats = sorted(per_seat["seat"].unique(), key=lambda s: (s < 0, s))  # the table (-1) last
+    fig, ax = plt.subplots(figsize=(7.5, 0.42 * len(events) * max(1.0, len(seats) / 4) + 1.4))
+    step = 0.7 / max(len(seats), 1)
+    exact = "exact_low" in per_seat.columns
+    for k, seat in enumerate(seats):
+        rows = per_seat[per_seat["seat"] == seat].set_index("event").reindex(events)
+        y = np.arange(len(events)) + (k - (len(seats) - 1) / 2) * step
+        shown = rows["rate"] > 0
+        err = np.vstack([rows["rate"] - rows["ci_low"], rows["ci_high"] - rows["rate"]])
+        colour = "black" if seat < 0 else f"C{k % 10}"
+        ax.errorbar(rows["rate"][shown], y[shown.to_numpy()], xerr=err[:, shown.to_numpy()], fmt="D" if seat < 0
+                    else "o", ms=4, capsize=2, color=colour, label="table (any seat)" if seat < 0 else f"seat {seat}")
+        for yi, rate, high in zip(y, rows["rate"], rows["ci_high"]):
+            if rate == 0 and high > 0:  # no dot on a log axis: the interval's upper end, marked
+                ax.plot([high], [yi], marker="<", color=colour, ms=4)
+        if exact:
+            low, high = rows["exact_low"].to_numpy(float), rows["exact_high"].to_numpy(float)
+            known = np.isfinite(low) & (low > 0)
+            ax.plot(low[known], y[known], "|", color="tab:red", ms=10, mew=1.6,
+                    label="exact value" if k == 0 and known.any() else None)
+            bracket = known & (high > low)
+            for yi, lo, hi in zip(y[bracket], low[bracket], high[bracket]):
+                ax.plot([lo, hi], [yi, yi], color="tab:red", lw=3, alpha=0.4)
+    ax.set_yticks(np.arange(len(events)))
+    ax.set_yticklabels(events, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("rate per deal (log scale; ◁ = none seen, the interval's upper end)")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
 def _deal_section(dataset: Dataset, figures: _Figures, fmt: str) -> list[str]:
+    """The table's rates first (the headline answers, beside their exact values), then each
+    group of events as dots with error bars per seat, then every row."""
     rates = summary(dataset.path)
     shown = rates.assign(seat=[("any" if s < 0 else str(s)) for s in rates["seat"]])  # the table row: "any"
     note = TABLE_NOTES["deal_exact" if "exact_low" in rates.columns else "deal"]
-    parts = [_render_table(shown, fmt, note)]
-    events = list(pd.unique(rates["event"]))
-    for start in range(0, len(events), 8):  # every event, 8 per figure: nothing dropped
-        chunk = events[start:start + 8]
-        caption = (f"rates by seat, events {start + 1}-{start + len(chunk)} of {len(events)}"
-                   if len(events) > 8 else "rates by seat")
-        parts.append(figures.add(_rate_bars(rates, chunk, "rates per seat and for the table (95% intervals, log scale)"),
-                                 caption))
+    table_rows = shown[rates["seat"] < 0].drop(columns="seat")
+    parts = [_render_table(table_rows, fmt, "the table (any seat): " + note)] if len(table_rows) else []
+    for chunk in pack_groups(event_groups(list(pd.unique(rates["event"]))), 8):  # every event: nothing dropped
+        title = f"{', '.join(chunk[:3])}{' ...' if len(chunk) > 3 else ''}: rate per seat and for the table (95% CI)"
+        parts.append(figures.add(_rate_dots(rates, chunk, title), title))
+    parts.append(_render_table(shown, fmt, "every event and seat: " + note))
     return parts
 
 
@@ -303,20 +342,29 @@ def _play_section(dataset: Dataset, figures: _Figures, fmt: str) -> list[str]:
         means = np.array([x["mean"] for x in stats])
         err = np.array([[x["mean"] - x["ci_low"] for x in stats], [x["ci_high"] - x["mean"] for x in stats]])
         fig, ax = plt.subplots(figsize=(5, 3))
-        ax.bar([str(s) for s in seats], means, yerr=err, capsize=4, color="tab:blue")
-        ax.axhline(1 / len(seats), color="grey", lw=0.8, ls="--")
+        ax.errorbar([str(s) for s in seats], means, yerr=err, fmt="o", capsize=4, color="tab:blue")
+        ax.axhline(1 / len(seats), color="grey", lw=0.8, ls="--", label="1 / seats")
+        ax.legend(fontsize=7)
         ax.set_xlabel("seat")
         ax.set_ylabel("win rate")
         ax.set_title("win rate by seat (95% intervals)")
         parts.append(figures.add(fig, "win rate by seat"))
     if lengths:
         values = np.concatenate(lengths)
+        # a game decided by the deal (a Tiến Lên instant win) has no plays: counted apart, not a spike at 0
+        instant = int((values == 0).sum())
+        played = values[values > 0]
         fig, ax = plt.subplots(figsize=(5, 3))
-        ax.hist(values, bins=min(60, max(10, int(values.max() - values.min() + 1))), color="tab:green")
+        if played.size:
+            ax.hist(played, bins=min(60, max(10, int(played.max() - played.min() + 1))), color="tab:green")
         ax.set_xlabel(length)
         ax.set_ylabel("games")
-        ax.set_title(f"game length ({length})")
-        parts.append(figures.add(fig, "game length distribution"))
+        title = f"game length ({length})"
+        if instant:
+            title += f"\n{instant:,} of {values.size:,} games ended before any play (instant wins): not drawn"
+        ax.set_title(title, fontsize=9)
+        caption = "game length distribution" + (f" ({instant:,} instant wins not drawn)" if instant else "")
+        parts.append(figures.add(fig, caption))
     return parts
 
 

@@ -1,6 +1,7 @@
 """Reports: honest errors (existing file, unknown suffix, folder, no matplotlib), readable tables."""
 from __future__ import annotations
 
+import re
 import sys
 
 import pytest
@@ -123,3 +124,31 @@ def test_the_balance_card_page(tmp_path, capsys):
     first_table = text.index("| metric |")
     assert text.index("![the balance card at a glance]") < first_table  # the answers at a glance first
     assert "differences: compared rules" in text and (tmp_path / "r-fig1.png").is_file()
+
+
+def test_the_deal_report_leads_with_the_table_rates_and_groups_events(deal_run, tmp_path, capsys):
+    from cardsim.analysis.report import event_groups, pack_groups
+
+    out = tmp_path / "d.md"
+    code, _, err = run(capsys, "report", deal_run, "--out", out)
+    assert code == 0, err
+    text = out.read_text()
+    first_table = text[text.index("| event |"):text.index("_the table (any seat)")]
+    assert "| seat |" not in first_table and "| dragon |" in first_table  # the headline rows, no seat column
+    assert text.index("_the table (any seat)") < text.index("![") < text.index("every event and seat")
+    groups = event_groups(["dragon", "twos_0", "twos_1", "instant_win", "instant_win_dragon", "generals_8plus",
+                           "generals_0"])
+    assert groups == [["dragon"], ["twos_0", "twos_1"], ["instant_win", "instant_win_dragon"],
+                      ["generals_8plus", "generals_0"]]
+    assert pack_groups(groups, 3) == [["dragon", "twos_0", "twos_1"], ["instant_win", "instant_win_dragon"],
+                                      ["generals_8plus", "generals_0"]]
+    assert pack_groups([list("abcde")], 2) == [["a", "b"], ["c", "d"], ["e"]]
+
+
+def test_the_play_report_counts_instant_wins_apart_from_the_length_histogram(tmp_path, capsys):
+    run_dir = tmp_path / "p"
+    code, _, err = run(capsys, "play", "tienlen", "--games", "2000", "--seed", "1", "--out", run_dir, "-q")
+    assert code == 0, err
+    code, _, err = run(capsys, "report", run_dir, "--out", tmp_path / "p.md")
+    assert code == 0, err
+    assert re.search(r"game length distribution \(\d+ instant wins not drawn\)", (tmp_path / "p.md").read_text())
