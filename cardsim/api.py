@@ -187,9 +187,30 @@ def _setup(game: str, task: str, n: int, rules, options: dict[str, Any], chunk_s
         raise ConfigError(f"--chunk-size must be a positive integer, got {chunk_size!r}")
     if chunk_size is not None and chunk_size <= 0:
         raise ConfigError(f"--chunk-size must be positive, got {chunk_size}")
-    chunk_size = chunk_size or default_chunk or spec.default_chunk_size(options)
+    chunk_size = chunk_size or default_chunk or progress_chunk_size(game, task, n, spec.default_chunk_size(options),
+                                                                    options)
     spec.check_chunk_size(chunk_size, options)
     return spec, options, chunk_size
+
+
+#: A long play run that fits in fewer chunks than this is split into about as many:
+#: progress and an ETA from the start, and every thread busy (the data do not depend on it).
+PROGRESS_CHUNKS = 32
+#: Estimated seconds (one core) from which a play run is split for progress; shorter runs
+#: keep one part, since each part costs a few milliseconds to write and check.
+PROGRESS_SECONDS = 10.0
+
+
+def progress_chunk_size(game: str, task: str, n: int, default: int, options: Mapping[str, Any]) -> int:
+    """The chunk size of a run of ``n`` without ``--chunk-size``: the task's default, or
+    for a play run estimated to take over :data:`PROGRESS_SECONDS` about ``n /
+    PROGRESS_CHUNKS`` games (never below ``default / 1024``). Deal runs keep their
+    default: their counts table has one row per chunk."""
+    from cardsim.simcore.run.estimate import estimate
+
+    if task != "play" or estimate(game, task, n, default, dict(options), 1)[0] < PROGRESS_SECONDS:
+        return default
+    return min(default, max(1, default // 1024, -(-n // PROGRESS_CHUNKS)))
 
 
 def _count(value: Any, what: str) -> int:

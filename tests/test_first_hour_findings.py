@@ -160,3 +160,15 @@ def test_a_play_metric_that_looked_like_a_rate_keeps_its_variance():
     values = np.concatenate(chunks)
     expected = Z95 * values.std(ddof=1) / math.sqrt(values.size)
     assert stats.half_width("steals") == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_long_play_run_is_split_into_chunks_for_progress():
+    """Issue 34 item 10: a long run that fits in one default chunk still shows progress."""
+    from cardsim.api import PROGRESS_CHUNKS, progress_chunk_size
+
+    search = {"policies": ["search:64", "heuristic", "heuristic", "heuristic"]}
+    assert progress_chunk_size("loba", "play", 300, 16, search) == 10  # 30 chunks, each a few seconds
+    assert progress_chunk_size("tienlen", "play", 20_000, 1 << 17, {"policies": ["heuristic"] * 4}) == 1 << 17
+    assert progress_chunk_size("tienlen", "play", 8_000_000, 1 << 17, {}) == 1 << 17  # already 62 chunks
+    assert progress_chunk_size("tienlen", "play", 2_000_000, 1 << 17, {}) == -(-2_000_000 // PROGRESS_CHUNKS)
+    assert progress_chunk_size("tienlen", "deal", 10, 1 << 22, {}) == 1 << 22  # deal counts: one row per chunk
