@@ -91,7 +91,9 @@ def play_command(
     rules_file: RulesFileOpt = None,
     out: OutOpt = None,
     overwrite: OverwriteOpt = False,
-    chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="games per chunk / Parquet part (default: the game's; a run estimated over 10 s that fits in fewer than 32 chunks is split into about 32, for progress)"),
+    chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="games per chunk / Parquet part (default: "
+                                             "the game's; a run estimated over 10 s that fits in fewer than 32 "
+                                             "chunks is split into about 32, for progress)"),
     quiet: QuietOpt = False,
     as_json: JsonOpt = False,
     backend: BackendOpt = "local",
