@@ -33,8 +33,37 @@ def _mean_ci(values: np.ndarray) -> tuple[float, float, float]:
     return mean, mean - Z95 * se, mean + Z95 * se
 
 
-def ratings(games: pd.DataFrame) -> pd.DataFrame:
-    """One row per policy (strongest first): ``RATING_COLUMNS``.
+def relative_skill(games: pd.DataFrame, seed: int = 0, resamples: int = 1000) -> pd.DataFrame | None:
+    """Each policy's win rate between ``random`` (0) and the peeking ``oracle`` (1), with a
+    95% percentile bootstrap interval over deals (a deal keeps all its seats and
+    policies, so the ratio is paired); None unless both are among the candidates.
+
+    Returns ``policy, relative_skill, relative_skill_ci_low, relative_skill_ci_high``.
+    """
+    from cardsim.simcore.framework.tasks import PEEKING_POLICIES, split_policy
+
+    names = [str(p) for p in dict.fromkeys(games["policy"].astype(str))]
+    randoms = [p for p in names if split_policy(p)[0] == "random"]
+    oracles = [p for p in names if split_policy(p)[0] in PEEKING_POLICIES]
+    if not randoms or not oracles:
+        return None
+    wins = games.assign(policy=games["policy"].astype(str)).pivot_table(
+        index="game", columns="policy", values="win", aggfunc="mean")[names]  # per deal: mean over seats
+    x = wins.to_numpy(float)
+    rng = np.random.default_rng([int(seed), 0x5C111])
+    draws = rng.integers(0, x.shape[0], size=(resamples, x.shape[0]))
+    means = np.vstack([x.mean(axis=0), x[draws].mean(axis=1)])  # [1 + B, policies]
+    low, high = means[:, names.index(randoms[0])], means[:, names.index(oracles[0])]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rel = (means - low[:, None]) / (high - low)[:, None]
+    q_low, q_high = np.nanpercentile(rel[1:], [2.5, 97.5], axis=0)
+    return pd.DataFrame({"policy": names, "relative_skill": rel[0], "relative_skill_ci_low": q_low,
+                         "relative_skill_ci_high": q_high})
+
+
+def ratings(games: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """One row per policy (strongest first): ``RATING_COLUMNS``, plus ``relative_skill``
+    and its interval (:func:`relative_skill`) when ``random`` and an ``oracle`` are candidates.
 
     ``games``: :func:`cardsim.simcore.study.ladder.play_ladder` rows. A game's unit is one
     deal played with the candidate in one seat; seats are pooled.
@@ -50,6 +79,9 @@ def ratings(games: pd.DataFrame) -> pd.DataFrame:
                      s_mean, s_low, s_high, float(elo(s_mean)), float(elo(max(s_low, 0.0))),
                      float(elo(min(s_high, 1.0)))))
     table = pd.DataFrame(rows, columns=RATING_COLUMNS)
+    relative = relative_skill(games, seed)
+    if relative is not None:
+        table = table.merge(relative, on="policy", how="left")
     return table.sort_values("elo", ascending=False, kind="stable").reset_index(drop=True)
 
 

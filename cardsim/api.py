@@ -486,12 +486,12 @@ def ladder(game: str, policies: Optional[Sequence[str] | str] = None, field: str
     from cardsim.simcore.study.ladder import LadderConfig, play_ladder, validate
     from cardsim.simcore.run.output import check_output_path, replace_directory
     from cardsim.simcore.run.runner import set_threads
-    from cardsim.simcore.framework.tasks import canonical_policy
+    from cardsim.simcore.framework.tasks import BUDGETED_POLICIES, canonical_policy
 
     spec = registry.get_spec(game)
     rules = resolve_rules(game, rules, rules_file, sets)
-    if policies is None:
-        names = [p for p in spec.policies if p != "search"]
+    if policies is None:  # the peeking oracle is never a default: ask for it by name
+        names = [p for p in spec.policies if p not in BUDGETED_POLICIES]
         names += ["search:16", "search:64"] if "search" in spec.policies else []
     else:
         listed = policies.split(",") if isinstance(policies, str) else list(policies)
@@ -518,7 +518,7 @@ def ladder(game: str, policies: Optional[Sequence[str] | str] = None, field: str
         raise Interrupted("interrupted; nothing was written") from None
     finally:
         bar.close()
-    table = ratings(frame)
+    table = ratings(frame, config.seed)
     if out is not None:  # written beside, then renamed into place under the output lock
         with lifecycle.OutputLock(out):
             lifecycle.clean_debris(out)

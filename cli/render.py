@@ -214,13 +214,17 @@ def print_ladder(table, as_json: bool) -> None:
     if as_json:
         sys.stdout.write(json_records(table) + "\n")
         return
+    relative = "relative_skill" in table.columns  # random and an oracle among the candidates
     rows = [(r.policy, f"{r.games:,}", f"{r.win_rate:.3f} [{r.win_ci_low:.3f}, {r.win_ci_high:.3f}]",
              f"{r.points:+.2f} [{r.points_ci_low:+.2f}, {r.points_ci_high:+.2f}]",
              f"{r.score:.3f} [{r.score_ci_low:.3f}, {r.score_ci_high:.3f}]",
-             f"{r.elo:+.0f} [{r.elo_ci_low:+.0f}, {r.elo_ci_high:+.0f}]")
+             f"{r.elo:+.0f} [{r.elo_ci_low:+.0f}, {r.elo_ci_high:+.0f}]",
+             *((f"{r.relative_skill:.3f} [{r.relative_skill_ci_low:.3f}, {r.relative_skill_ci_high:.3f}]",)
+               if relative else ()))
             for r in table.itertuples(index=False)]
     print_plain_table(("policy", "games", "win rate [95% CI]", "points [95% CI]", "score vs field",
-                       "rating (Elo) [95% CI]"), rows, right=(1,))
+                       "rating (Elo) [95% CI]", *(("relative skill (random 0, oracle 1)",) if relative else ())),
+                      rows, right=(1,))
 
 
 def print_sweep(sweep) -> None:

@@ -122,3 +122,17 @@ def test_results_label_an_oracle_seat():
     groups = set(result.summary()["group"])
     assert "seat 0 (oracle:4)" in groups
     assert result.meta["options"]["policies"][0] == "oracle:4"
+
+
+def test_ladders_report_relative_skill_against_the_oracle_and_never_rate_it_by_default():
+    import cardsim
+
+    default = cardsim.ladder("tienlen", games=2, seed=1, progress=False).summary()
+    assert not any(p.startswith("oracle") for p in default["policy"]) and "relative_skill" not in default
+    table = cardsim.ladder("tienlen", policies="random,heuristic,oracle:4", games=150, seed=1,
+                           progress=False).summary().set_index("policy")
+    assert table.loc["random", "relative_skill"] == 0.0 and table.loc["oracle:4", "relative_skill"] == 1.0
+    low, value, high = table.loc["heuristic", ["relative_skill_ci_low", "relative_skill", "relative_skill_ci_high"]]
+    expected = ((table.loc["heuristic", "win_rate"] - table.loc["random", "win_rate"])
+                / (table.loc["oracle:4", "win_rate"] - table.loc["random", "win_rate"]))
+    assert value == pytest.approx(expected) and 0 < low < value < high < 1
