@@ -654,7 +654,8 @@ def tune(game: str, switches: Sequence[str], objectives: Sequence[str], constrai
          seed: Optional[int] = None, batch: int | str = 200, rules: Optional[Mapping[str, Any]] = None,
          rules_file: Optional[PathLike] = None, sets: Sequence[str] = (), out: Optional[PathLike] = None,
          overwrite: bool = False, threads: Optional[int] = None, progress: bool = True,
-         yes: bool = False) -> TableResult:
+         yes: bool = False, resume: bool = False,
+         on_round: Optional[Callable[[int, int, int], None]] = None) -> TableResult:
     """Find the rule variants that best meet objectives: race every combination of the
     switch values on the same deals, dropping candidates once a paired test rules them out.
 
@@ -675,6 +676,11 @@ def tune(game: str, switches: Sequence[str], objectives: Sequence[str], constrai
         Games in all (every table of every candidate).
     batch : int
         Deals of the first round (each later round doubles the deals played).
+    resume : bool
+        With ``out``: reuse the games an interrupted race with the same settings saved
+        beside ``out`` (``.OUT.partial-tune``); the result is the same as an uninterrupted race.
+    on_round : callable, optional
+        ``on_round(round, games played, budget)`` after each round.
 
     Returns
     -------
@@ -727,14 +733,35 @@ def tune(game: str, switches: Sequence[str], objectives: Sequence[str], constrai
     if per_game * config.budget > MAX_SECONDS and not yes:
         raise ConfigError(f"{len(candidates)} candidates: a budget of {config.budget:,} games would take about "
                           f"{human_time(per_game * config.budget)} on {cores} core(s): lower --budget, or --yes")
+    cache = None
+    if resume and out is None:
+        raise ConfigError("--resume needs --out PATH")
     if out is not None:
+        import dataclasses
+
         out = lifecycle.resolve_out(out)
         check_output_path(out, overwrite)
+        cache = out.parent / f".{out.name}.partial-tune"
+        manifest = json.dumps(config.manifest(), sort_keys=True)
+        if resume and not (cache / "tune.json").is_file():
+            raise ConfigError(f"nothing to resume at {out}: no interrupted race was saved there")
+        if resume and (cache / "tune.json").read_text() != manifest:
+            raise ConfigError(f"the race saved at {out} has other settings: rerun it with the same ones, or "
+                              f"without --resume to start again")
+        if not resume:
+            shutil.rmtree(cache, ignore_errors=True)
+        cache.mkdir(parents=True, exist_ok=True)
+        (cache / "tune.json").write_text(manifest)
+        config = dataclasses.replace(config, cache=str(cache))
     bar = _LazyProgress(progress, f"tune {game} ({len(candidates)} candidates)", config.budget)
     try:
         states, log = race(config, lambda alive, w: estimates(config, alive, w),
-                           on_round=lambda r, spent, total: bar.update(spent, total))
+                           on_round=lambda r, spent, total: (bar.update(spent, total),
+                                                             on_round and on_round(r, spent, total)))
     except KeyboardInterrupt:
+        if cache is not None:
+            raise Interrupted("interrupted; the games played so far are saved: rerun the same command with "
+                              "--resume to continue") from None
         raise Interrupted("interrupted; nothing was written") from None
     finally:
         bar.close()
@@ -753,6 +780,7 @@ def tune(game: str, switches: Sequence[str], objectives: Sequence[str], constrai
             table.to_parquet(tmp / "candidates.parquet", index=False)
             rounds.to_parquet(tmp / "rounds.parquet", index=False)
             replace_directory(tmp, out, overwrite)
+        shutil.rmtree(cache, ignore_errors=True)  # the race is written: its saved games are not needed
     return TableResult({"candidates": table, "rounds": rounds}, meta, out, "candidates")
 
 

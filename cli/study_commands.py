@@ -142,6 +142,8 @@ def tune_command(
     yes: YesOpt = False,
     quiet: QuietOpt = False,
     as_json: bool = typer.Option(False, "--json", help="print the candidates as JSON records"),
+    resume: bool = typer.Option(False, "--resume", help="with --out: continue an interrupted race with the same "
+                                                        "settings from the games it saved"),
 ) -> None:
     """Inverse design: which rule variants meet the targets? Race every combination of the
     --switch values on the same deals (common random numbers), in rounds of doubling size;
@@ -155,7 +157,7 @@ def tune_command(
     result = api.tune(game, switches=switches, objectives=objectives, constraints=constraints, policies=policies,
                       field=field, budget=parse_count(budget, "--budget"), batch=parse_count(batch, "--batch"),
                       seed=parse_seed(seed), rules_file=rules_file, sets=sets, out=out, overwrite=overwrite,
-                      threads=threads, progress=not quiet, yes=yes)
+                      threads=threads, progress=not quiet, yes=yes, resume=resume)
     print_tune(result.summary(), result.meta, as_json)
     if as_json or quiet:
         say_drawn_seed()

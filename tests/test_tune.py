@@ -123,3 +123,27 @@ def test_unused_names_stay_out_of_the_table():
     table = result.summary()
     assert list(table["rank"]) == [1, 2] and np.isfinite(table["turns"]).all()
     assert isinstance(table, pd.DataFrame)
+
+
+def test_an_interrupted_race_resumes_to_the_same_result(tmp_path):
+    from cardsim.simcore.framework.config import Interrupted
+
+    args = dict(switches=["players=2,3", "win_threshold=0,6"], objectives=["turns"], budget=4000, batch=20, seed=5,
+                progress=False)
+    whole = cardsim.tune("tusac", out=tmp_path / "whole", **args).summary()
+
+    def stop(round_no, spent, budget):
+        if round_no == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(Interrupted, match="--resume"):
+        cardsim.tune("tusac", out=tmp_path / "r", on_round=stop, **args)
+    saved = tmp_path / ".r.partial-tune"
+    assert len(list(saved.rglob("*.done"))) > 0 and not (tmp_path / "r").exists()
+    with pytest.raises(ConfigError, match="other settings"):
+        cardsim.tune("tusac", out=tmp_path / "r", resume=True, **{**args, "seed": 6})
+    resumed = cardsim.tune("tusac", out=tmp_path / "r", resume=True, **args).summary()
+    pd.testing.assert_frame_equal(resumed, whole)
+    assert not saved.exists()  # written: the saved games are gone
+    with pytest.raises(ConfigError, match="nothing to resume"):
+        cardsim.tune("tusac", out=tmp_path / "r2", resume=True, **args)

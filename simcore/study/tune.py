@@ -101,6 +101,9 @@ class TuneConfig:
     seed: int = 0
     batch: int = 200
     alpha: float = 0.05
+    #: Folder keeping every played chunk's tables (Parquet): a rerun with the same race
+    #: reads them instead of playing again (``--resume``); None keeps nothing.
+    cache: Any = None
 
     def candidates(self) -> list[dict[str, str]]:
         names = [name for name, _ in self.switches]
@@ -197,13 +200,42 @@ def play_block(config: TuneConfig, state: CandidateState, start: int, stop: int,
         run = RunConfig(game=config.game, task="play", rules=state.rules, n=deals_max, seed=config.seed,
                         chunk_size=config.batch, options=options)
         for chunk_id in range(start // config.batch, -(-stop // config.batch)):
-            tables = chunk_frames(task, run, chunk_id)
+            tables = _cached_chunk(config, state, f"{strength}@{rotation}", chunk_id,
+                                   lambda: chunk_frames(task, run, chunk_id))
             state.parts.setdefault((strength, rotation), []).append(outcomes_of(tables, state.rules))
             if (strength, rotation) == (config.policies[0], -1):
                 state.metric_parts.append(metric.function(tables[metric.table]).reset_index(drop=True))
             played += len(tables[metric.table])
     state.deals = stop
     return played
+
+
+def _cached_chunk(config: TuneConfig, state: CandidateState, table: str, chunk_id: int,
+                  play: Callable[[], dict[str, pd.DataFrame]]) -> dict[str, pd.DataFrame]:
+    """One chunk's tables: read from ``config.cache`` when an earlier run of the same race
+    saved them (the games depend only on the seed and game index), else played and saved
+    (each file written whole, then renamed)."""
+    import hashlib
+    from pathlib import Path
+
+    if config.cache is None:
+        return play()
+    key = hashlib.sha256(f"{_name(state.values)}|{table}".encode()).hexdigest()[:16]
+    folder = Path(config.cache) / key
+    done = folder / f"{chunk_id}.done"
+    if done.is_file():
+        names = done.read_text().split()
+        return {name: pd.read_parquet(folder / f"{chunk_id}.{name}.parquet") for name in names}
+    tables = play()
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, frame in tables.items():
+        tmp = folder / f".{chunk_id}.{name}.parquet.tmp"
+        frame.to_parquet(tmp, index=False)
+        tmp.replace(folder / f"{chunk_id}.{name}.parquet")
+    tmp = folder / f".{chunk_id}.done.tmp"
+    tmp.write_text(" ".join(tables) + "\n")
+    tmp.replace(done)  # last: a chunk counts as saved only when all its tables are
+    return tables
 
 
 def candidate_play(config: TuneConfig, state: CandidateState) -> tuple[BalancePlay, pd.DataFrame]:
