@@ -180,16 +180,22 @@ def exact_command(
 ) -> None:
     """Exact probabilities of deal events, for the configured rules (players, cards, deck).
 
-    Computed by dynamic programmes / generating functions, not simulation. Where the
-    table ("any seat") value has no cheap exact form, a guaranteed bracket [low, high]
-    is printed when it is narrow. `cardsim summary` of a deal run shows these values
-    and the z-score of each simulated rate next to it.
+    Computed by dynamic programmes / generating functions, not simulation. Tiến Lên's
+    table ("any seat") values are exact by inclusion-exclusion over the seats (seconds on
+    a first call, then cached); a row that is still a bracket [low, high] says so.
+    `cardsim summary` of a deal run shows the per-seat values and the quick table
+    brackets, with the z-score of each simulated rate next to them.
     """
     from cardsim.simcore.framework.registry import get_spec
 
     spec = get_spec(game)
     rules = resolve_rules(game, rules_file, sets)
-    rows = spec.exact_rows(rules)
+    from cardsim.simcore.framework.exact_cache import is_cached
+
+    if spec.exact_full and not is_cached(game, spec.exact_full, rules):
+        sys.stderr.write("computing the exact table values (inclusion-exclusion over the seats; up to a minute "
+                         "on a first run, cached afterwards)\n")
+    rows = spec.exact_rows(rules, full=True)
     if as_json:
         records = [{"event": e, "seat": -1 if s == "any" else int(s), "exact_low": float(lo), "exact_high": float(hi)}
                    for e, s, lo, hi in rows]  # seat -1: the table ("any seat"), as in `deal --json`

@@ -78,7 +78,38 @@ def test_exact_command(capsys):
     expected = sum(ts.seat_probabilities(s)["weak_hand"] for s in (21, 20)) - ts.p_both_weak(21, 20)
     assert weak["exact_low"] == weak["exact_high"] == pytest.approx(float(expected), rel=1e-12)
     code, out, _ = run(capsys, "exact", "tienlen", "--set", "players=3", "--set", "cards_per_player=17")
-    assert code == 0 and "holds_three_spades" in out
+    assert code == 0 and "holds_three_spades" in out and "bracket" not in out  # every table row exact
     code, _, err = run(capsys, "exact", "tienlen", "--set", "players=5")
     assert code == 2 and err.startswith("cardsim: error:")
     assert TuSacRules().players == 4
+
+
+def test_k_hand_programme_matches_closed_forms():
+    deals = Fraction(math.factorial(52), math.factorial(13) ** 4)  # ordered 13-card hands of a full deal
+    # four dragons (a card of each rank 3..A in every hand): every rank gives each hand one card
+    assert tl.p_k_hands("dragon", 13, 4) == Fraction(math.factorial(4) ** 13) / deals
+    # three or four given hands with exactly one 2 each: the 2s go one per hand (the 4th to the rest)
+    one_two = Fraction(24 * math.factorial(48), math.factorial(12) ** 4) / deals
+    assert tl.p_k_hands("twos_1", 13, 3) == tl.p_k_hands("twos_1", 13, 4) == one_two
+    assert tl.p_k_hands("four_twos", 13, 3) == 0  # no two hands share the four 2s
+    for event in ("six_pairs", "bomb_any", "dragon"):  # the one- and two-hand programmes agree
+        assert tl.p_k_hands(event, 13, 1) == tl.p_hand(event, 13)
+        assert tl.p_k_hands(event, 13, 2) == tl.p_two_hands(event, 13)
+
+
+def test_exact_table_rows_lie_in_the_old_brackets_and_match_simulation(tmp_path, capsys):
+    rules = TienLenRules.from_settings({"players": 3})
+    quick = {(e, s): (lo, hi) for e, s, lo, hi in tl.exact_table(rules)}
+    full = {(e, s): (lo, hi) for e, s, lo, hi in tl.exact_table_full(rules)}
+    brackets = [key for key, (lo, hi) in quick.items() if lo != hi]
+    assert brackets, "3 players: some table rows are brackets"
+    for key in brackets:
+        lo, hi = quick[key]
+        assert full[key][0] == full[key][1] and lo <= full[key][0] <= hi, key
+    assert all(lo == hi for (e, s), (lo, hi) in full.items() if s == "any")
+    assert {e for e, s in full if s == "any"} >= {"bomb_any", "bomb_four", "six_pairs"}  # wide brackets before
+    table = _summary(capsys, tmp_path, "tienlen", 300_000, 13, "--set", "players=3")
+    for event in ("bomb_any", "bomb_double_sequence", "six_pairs", "five_consecutive_pairs"):
+        row = table[(table["event"] == event) & (table["seat"] == -1)].iloc[0]
+        p = float(full[(event, "any")][0])
+        assert abs(row["rate"] - p) / math.sqrt(p * (1 - p) / row["n"]) < 4, event

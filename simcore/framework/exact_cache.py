@@ -73,6 +73,13 @@ def _decode(data: Any) -> list:
     return rows
 
 
+def is_cached(game: str, ref: str, rules) -> bool:
+    """Whether :func:`cached_exact_rows` would read these rows rather than compute them."""
+    key = _key(game, ref, rules)
+    folder = cache_dir()
+    return key in _MEMORY or (folder is not None and (folder / f"exact-{game}-{key}.json").is_file())
+
+
 def cached_exact_rows(game: str, ref: str, rules, compute: Callable[[Any], list]) -> list:
     """``compute(rules)`` (rows ``(event, seat, low, high)`` with fractions), from memory or
     the disk cache when this game, rules and code were computed before."""

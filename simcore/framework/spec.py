@@ -161,6 +161,9 @@ class GameSpec:
         ``"module:function"`` of the game's exact deal probabilities,
         ``function(rules) -> [(event, seat or "any", low, high)]`` (``low == high`` when
         exact, else a guaranteed bracket); empty when the game has none yet.
+    exact_full : str
+        ``"module:function"`` like ``exact`` that also makes the rows ``exact`` brackets
+        exact, at a higher cost (seconds); ``cardsim exact`` prints it. Empty: ``exact``.
     ledger : str
         ``"module:function"`` of the game's card ledger for the conservation check of the
         conformance suite: ``function(seed, start, count, rules, policies) -> (deck,
@@ -198,6 +201,7 @@ class GameSpec:
     options: tuple[OptionSpec, ...] = ()
     rules_doc: str = ""
     exact: str = ""
+    exact_full: str = ""
     ledger: str = ""
     hands: str = ""
     tables: str = ""
@@ -245,7 +249,7 @@ class GameSpec:
             getattr(self, piece)
         for metric in self.metrics.values():
             metric.function
-        for piece in ("exact", "ledger", "tables", "balance"):
+        for piece in ("exact", "exact_full", "ledger", "tables", "balance"):
             ref = getattr(self, piece)
             if ref and not callable(resolve_ref(ref)):
                 raise TypeError(f"GameSpec {self.name!r}: {piece} {ref!r} is not callable")
@@ -268,8 +272,9 @@ class GameSpec:
     def policies(self) -> tuple[str, ...]:
         return tuple(self.play.policy_names)
 
-    def exact_rows(self, rules) -> list:
-        """Exact deal probabilities for ``rules`` (see ``exact``), or ConfigError.
+    def exact_rows(self, rules, full: bool = False) -> list:
+        """Exact deal probabilities for ``rules`` (see ``exact``; ``full``: ``exact_full``
+        where the game has it), or ConfigError.
 
         Computed once per rules and code version, then read from memory or the user
         cache directory (:mod:`cardsim.simcore.framework.exact_cache`): the same fractions.
@@ -279,7 +284,8 @@ class GameSpec:
 
         if not self.exact:
             raise ConfigError(f"no exact values are available for {self.name} yet")
-        return cached_exact_rows(self.name, self.exact, rules, resolve_ref(self.exact))
+        ref = self.exact_full if full and self.exact_full else self.exact
+        return cached_exact_rows(self.name, ref, rules, resolve_ref(ref))
 
     def metric_spec(self, task: str) -> MetricSpec:
         from cardsim.simcore.framework.config import ConfigError

@@ -24,6 +24,7 @@ SPEC = GameSpec(
                                                    "points add up)", kind=int, short="-k", metavar="K"),),
     rules_doc="docs/rules/tienlen.md",
     exact=f"{_PACKAGE}.exact:exact_table",
+    exact_full=f"{_PACKAGE}.exact:exact_table_full",
     ledger=f"{_PACKAGE}.replay:card_ledger",
     hands=f"{_PACKAGE}.events:HANDS",
     balance=f"{_PACKAGE}.summary:balance_outcomes",
