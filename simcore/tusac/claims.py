@@ -18,12 +18,18 @@ Claim order (spec ``shared/rules/tusac.md``; the engine walks these levels in
    quadruple only (the same options as a steal).
 4. The normal taker (:func:`normal_taker`): any meld containing the card
    (:func:`meld_options`), or decline.
+
+At levels 2-4 a take is not a win, so the taker must discard afterwards: only the melds
+that leave it a legal discard are offered (:func:`discardable_options`; the hand size
+stays 20 between turns, 21 at a win). Only under ``win_threshold`` can a meld leave no
+legal discard without winning (a fully melded hand below the threshold).
 """
 from __future__ import annotations
 
 from numba import njit
 
 from cardsim.simcore.tusac.melds import win_score
+from cardsim.simcore.tusac.policies import legal_discard
 from cardsim.simcore.tusac.rules import (P_CMD, P_FIELD, P_GSTEALS, P_PLAYERS, P_PRIO, P_S3, P_S4, P_SEATS,
                                          P_SPAIRS, P_STEALS, P_THR, P_TSTEAL, GSTEAL_NEVER, PRIO_TAIWANESE,
                                          ST_OFF, ST_ON, TSTEAL_PAIR)
@@ -210,6 +216,35 @@ def steal_options(h, locked, c, prm, gen_draw, okind, opts, orev):
     m = 0
     for i in range(n):
         if okind[i] == K_QUAD or (okind[i] == K_TRIPLE and triple_ok):
+            okind[m] = okind[i]
+            opts[m] = opts[i]
+            orev[m, 0] = orev[i, 0]
+            orev[m, 1] = orev[i, 1]
+            orev[m, 2] = orev[i, 2]
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def discardable_options(h, locked, n, okind, opts, orev):
+    """Keep the first ``n`` take options after which hand ``h`` still has a legal discard
+    (not a General, not a card of a locked triple); returns how many are kept, compacted
+    in order. The others would leave the taker holding a card too many (a take that is
+    not a win is followed by a discard)."""
+    m = 0
+    for i in range(n):
+        for j in range(3):
+            if orev[i, j] >= 0:
+                h[orev[i, j]] -= 1
+        ok = False
+        for k in range(h.shape[0]):
+            if legal_discard(h, locked, k):
+                ok = True
+                break
+        for j in range(3):
+            if orev[i, j] >= 0:
+                h[orev[i, j]] += 1
+        if ok:
             okind[m] = okind[i]
             opts[m] = opts[i]
             orev[m, 0] = orev[i, 0]

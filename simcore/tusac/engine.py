@@ -30,8 +30,8 @@ from cardsim.simcore.primitives.arrays import copy1
 from cardsim.simcore.primitives.movelog import log_record
 from cardsim.simcore.primitives.rng import randbelow, shuffle_prefix_planned
 from cardsim.simcore.tusac.cards import N_TYPES
-from cardsim.simcore.tusac.claims import (K_QUAD, MAX_OPTS, N_KINDS, meld_options, normal_taker, steal_claimant,
-                                          steal_options, win_claim)
+from cardsim.simcore.tusac.claims import (K_QUAD, MAX_OPTS, N_KINDS, discardable_options, meld_options, normal_taker,
+                                          steal_claimant, steal_options, win_claim)
 from cardsim.simcore.tusac.deal import BASE_DECK, deal_into
 from cardsim.simcore.tusac.log import (LOG_CLAIM, LOG_DEAL, LOG_DISCARD, LOG_DRAW, LOG_END, LOG_MELD,
                                        LOG_MULLIGAN, LOG_NODISCARD, LOG_PASS, LOG_QUAD, LOG_TAKE, LOG_WIN,
@@ -83,6 +83,19 @@ def is_weak(h):
         if t % 7 == 6 and h[t] > 0:
             sold += 1
     return sold < 4
+
+
+@njit(cache=True)
+def forced_discard(h):
+    """The discard of a hand without a legal one (only Generals and locked triples hidden):
+    its lowest non-General type, else its lowest General; -1 for an empty hand."""
+    for k in range(N_TYPES):
+        if h[k] > 0 and k % 7 != 0:
+            return k
+    for k in range(N_TYPES):
+        if h[k] > 0:
+            return k
+    return -1
 
 
 @njit(cache=True)
@@ -171,21 +184,31 @@ def start_game(seed, index, prm, g_sizes, g_products, cur, deck, hands, table, d
 @njit(cache=True, inline="always")
 def level_options(prm, lv, c, src, is_draw, claimant, hands, locked, okind, opts, orev):
     """The take decision at claim level ``lv`` (steal, keep or normal taker): ``(seat,
-    options, allow_decline)``; seat -1 when the level does not apply."""
+    options, allow_decline)``; seat -1 when the level does not apply.
+
+    A take here is not a win, so a discard follows: only the options that leave the taker
+    a legal discard are offered (:func:`.claims.discardable_options`), which keeps every
+    hand at 20 cards between turns. A drawn General must be laid, unless no option is left:
+    then it is declined, so discarded as drawn (only below ``win_threshold``, with only
+    Generals or locked cards hidden)."""
     normal = normal_taker(c, src, is_draw, prm)
     if lv == LV_STEAL:
         if claimant < 0:
             return -1, 0, False
         n = steal_options(hands[claimant], locked[claimant], c, prm, is_draw and c % 7 == 0, okind, opts, orev)
+        n = discardable_options(hands[claimant], locked[claimant], n, okind, opts, orev)
         return claimant, n, True
     if lv == LV_KEEP:
         # taiwanese: the drawer may keep its drawn card for a triple/quadruple only
         if not (is_draw and normal != src and hands[src, c] >= 2):
             return -1, 0, False
         n = steal_options(hands[src], locked[src], c, prm, np.bool_(False), okind, opts, orev)
+        n = discardable_options(hands[src], locked[src], n, okind, opts, orev)
         return src, n, True
     n = meld_options(hands[normal], locked[normal], c, prm, okind, opts, orev)
-    return normal, n, not (is_draw and normal == src and c % 7 == 0)  # a drawn General must be laid
+    n = discardable_options(hands[normal], locked[normal], n, okind, opts, orev)
+    # a drawn General must be laid (declined only when no option is left)
+    return normal, n, not (is_draw and normal == src and c % 7 == 0 and n > 0)
 
 
 @njit(cache=True)
@@ -263,10 +286,16 @@ def advance(prm, pol, forced, stop_search, stop_after_claim, cur, deck, hands, t
                 d, state = choose(pol[taker], DEC_DISCARD, hands[taker], locked[taker], 0, okind, opts, orev,
                                   np.bool_(False), state, trash_tab, score_tab)
             if d < 0:
-                nl = log_record(log, nl, log_on, LOG_NODISCARD, taker, 0, 0, 0, 0)
-                who = (taker + 1) % P
-                phase = PH_DRAW
-                continue
+                # No legal discard: only the dealer's opening can get here (a take always
+                # leaves one, see level_options). The dealer discards anyway, so that it too
+                # keeps 20 cards: its lowest card that is not a General (of a locked
+                # triple), else its lowest General.
+                d = forced_discard(hands[taker])
+                if d < 0:  # an empty hand (cannot happen: 21 cards, at most 5 quadruples laid)
+                    nl = log_record(log, nl, log_on, LOG_NODISCARD, taker, 0, 0, 0, 0)
+                    who = (taker + 1) % P
+                    phase = PH_DRAW
+                    continue
             hands[taker, d] -= 1
             discards[d] += 1
             nl = log_record(log, nl, log_on, LOG_DISCARD, taker, d, 0, 0, 0)

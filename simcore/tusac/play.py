@@ -28,8 +28,12 @@ Game flow (spec ``shared/rules/tusac.md``; details in :mod:`.engine` and :mod:`.
   one meld containing it (0-3 hand cards revealed) and, unless it won, discards one hand
   card (never a General; with ``trio_lock`` never a card of a locked triple). A drawer who
   does not (or cannot) meld the drawn card discards it as is, which exposes it again (a
-  drawn General must be melded). A player with no legal discard discards nothing and the
-  next player draws. After a steal, play continues from the stealer.
+  drawn General must be melded). A take that is not a win must leave the taker a legal
+  discard (hand size: 20 cards between turns, 21 at a win): below ``win_threshold`` a
+  fully melded hand of Generals or locked cards may not take, and a drawn General its
+  drawer cannot keep is discarded as drawn; a dealer with no legal opening discard
+  discards its lowest non-General card, else its lowest General. After a steal, play
+  continues from the stealer.
 * Win: a claim of the exposed card such that the taken card's meld plus a full
   decomposition of the hidden hand exist (:func:`cardsim.simcore.tusac.melds.win_score`)
   and the total score (exposed melds + that) is ``>= win_threshold``.

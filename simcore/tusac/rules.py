@@ -113,8 +113,11 @@ class TuSacRules(Rules):
         "taiwanese_priority": "level 3 (any meld) belongs to the next player for drawn cards too: the drawer "
                               "keeps a drawn non-General card only to win or to make a triple/quadruple; if "
                               "the next player does not eat it, it stays discarded and the next player draws",
-        "no_legal_discard": "a player left with no legal discard (empty hand, only Generals or locked "
-                            "cards) discards nothing; the next player draws",
+        "no_legal_discard": "a player keeps 20 cards between turns (21 at a win): a take that is not a win "
+                            "must leave a legal discard, so below win_threshold a fully melded hand of Generals "
+                            "or locked cards may not take, and a drawn General it cannot keep is discarded as "
+                            "drawn; a dealer with no legal opening discard discards its lowest non-General "
+                            "card, else its lowest General",
         "mulligan_limit": "after 100 redeals the deal is played even if a hand is weak",
         "triple_steal": "applies to every level-2 claim: steals out of turn and, under taiwanese priority, the "
                         "drawer keeping its drawn card; the next player's eat (any meld) may still make a triple "

@@ -221,6 +221,29 @@ class _Game:
                 best, bv = i, v
         return best
 
+    def discardable(self, s, options):
+        """The take options after which seat ``s`` still has a legal discard (a take that is
+        not a win is followed by a discard: 20 cards between turns, 21 at a win)."""
+        h, locked = self.hands[s], self.locked[s]
+        out = []
+        for o in options:
+            for t in o[2]:
+                h[t] -= 1
+            if self.legal_discards(h, locked):
+                out.append(o)
+            for t in o[2]:
+                h[t] += 1
+        return out
+
+    @staticmethod
+    def forced_discard(h):
+        """Without a legal discard (only the dealer's opening): the lowest non-General type,
+        else the lowest General; -1 for an empty hand."""
+        for t in range(N_TYPES):
+            if h[t] and not is_general(t):
+                return t
+        return next((t for t in range(N_TYPES) if h[t]), -1)
+
     def discard(self, s):
         h, locked = self.hands[s], self.locked[s]
         if self.pol[s] == "random":
@@ -248,6 +271,8 @@ class _Game:
         rules, P = self.rules, self.P
         turns = 0
         c = self.discard(0)
+        if c < 0:
+            c = self.forced_discard(self.hands[0])
         src, is_draw, have, drawer = 0, False, c >= 0, 0 if c >= 0 else 1 % P
         if c >= 0:
             self.hands[0][c] -= 1
@@ -276,7 +301,7 @@ class _Game:
             s2 = claim["stealer"]
             if s2 >= 0:
                 gen_draw = is_draw and is_general(c)
-                options = steal_melds(self.hands[s2], self.locked[s2], c, rules, gen_draw)
+                options = self.discardable(s2, steal_melds(self.hands[s2], self.locked[s2], c, rules, gen_draw))
                 ch = self.choose(s2, options, True)
                 if ch >= 0:
                     self.steals[options[ch][0]][s2] += 1
@@ -285,15 +310,16 @@ class _Game:
                     self.lay(s2, c, options[ch])
                     taker = s2
             if taker < 0 and is_draw and normal != src and self.hands[src][c] >= 2:
-                options = steal_melds(self.hands[src], self.locked[src], c, rules, False)
+                options = self.discardable(src, steal_melds(self.hands[src], self.locked[src], c, rules, False))
                 ch = self.choose(src, options, True)
                 if ch >= 0:
                     self.log.append(("take", src, c))
                     self.lay(src, c, options[ch])
                     taker = src
             if taker < 0:
-                options = melds_with(self.hands[normal], self.locked[normal], c, rules)
-                must = is_draw and normal == src and is_general(c)
+                options = self.discardable(normal, melds_with(self.hands[normal], self.locked[normal], c, rules))
+                # a drawn General must be laid, unless no option leaves a legal discard
+                must = is_draw and normal == src and is_general(c) and bool(options)
                 ch = self.choose(normal, options, not must)
                 if ch >= 0:
                     if not (is_draw and normal == src):
@@ -310,6 +336,8 @@ class _Game:
                     drawer, have = normal, False
                     continue
             d = self.discard(taker)
+            if d < 0:
+                d = self.forced_discard(self.hands[taker])  # never: a take leaves a legal discard
             if d < 0:
                 drawer, have = (taker + 1) % P, False
                 continue
