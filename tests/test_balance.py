@@ -199,3 +199,48 @@ def test_bad_input_is_one_line_and_exit_2(args, message, capsys):
     code, out, err = run(capsys, "balance", "tienlen", "--games", "10", "--seed", "1", *args)
     assert code == 2 and message in err and "Traceback" not in err
     assert out == "" and len(err.strip().splitlines()) == 1
+
+
+def test_tienlen_comebacks_from_the_move_log():
+    """The trick game's progress is the cards each seat has left: recomputed here from
+    the game's records, with one replayed game per call (a different path)."""
+    from cardsim.simcore.primitives.movelog import records
+    from cardsim.simcore.run.runner import RunConfig
+    from cardsim.simcore.tienlen.log import LOG_DEAL, LOG_OUT, LOG_PLAY
+    from cardsim.simcore.tienlen.play import play_logged
+    from cardsim.simcore.tienlen.replay import balance_progress
+    from cardsim.simcore.tienlen.rules import TienLenRules
+
+    rules = TienLenRules()
+    policies = ["heuristic"] * 4
+    run = RunConfig(game="tienlen", task="play", rules=rules, n=120, seed=9, chunk_size=60,
+                    options={"policies": policies, "games_per_match": 1})
+    got = balance_progress(run, 1, rules)  # games 60 .. 119
+    for g in range(60):
+        cols, log, nlog = play_logged(9, 60 + g, 1, rules, policies)
+        left, trail, winner = {}, [], None
+        for r in records(log[0], int(nlog[0])):
+            if r.kind == LOG_DEAL:
+                left[r.seat] = bin(r.a & ((1 << 64) - 1)).count("1")
+            elif r.kind == LOG_PLAY:
+                left[r.seat] -= bin(r.a & ((1 << 64) - 1)).count("1")
+                trail.append(dict(left))
+            elif r.kind == LOG_OUT and r.a == 1:
+                winner = r.seat
+        if int(cols["tricks"][0]) == 0:  # an instant win: no play, no progress
+            assert np.isnan(got["mid-game"][g]) and np.isnan(got["last third"][g])
+            continue
+        for name, at in (("mid-game", len(trail) // 2), ("last third", len(trail) - len(trail) // 3)):
+            cards = trail[at - 1]
+            assert got[name][g] == float(cards[winner] > min(cards.values())), (g, name)
+
+
+def test_a_tienlen_card_has_comebacks_only_where_they_are_measured(capsys):
+    code, out, _ = run(capsys, "balance", "tienlen", "--games", "100", "--seed", "2", "--policies",
+                       "random,heuristic", "--json")
+    assert code == 0
+    records = json.loads(out)
+    rows = [r for r in records if r["metric"] == "comeback_rate"]
+    assert {(r["group"], r["strength"]) for r in rows} == {(g, s) for g in ("mid-game", "last third")
+                                                           for s in ("random", "heuristic")}
+    assert all(r["n"] <= 100 for r in rows)

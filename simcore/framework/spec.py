@@ -185,6 +185,11 @@ class GameSpec:
         ``"module:function"`` of the game's outcomes for the balance card,
         ``function(tables, rules) -> BalanceOutcomes`` (:mod:`cardsim.simcore.framework.balance`)
         from one chunk's ``play`` tables as pandas frames; empty when the game has no card yet.
+    balance_progress : str
+        ``"module:function"`` of the comebacks of a game that records no progress in its
+        tables, ``function(run, chunk_id, rules) -> {name: float64[games]}`` (1: the winner
+        was not leading at that point, NaN: no such point); they replace the outcomes'
+        ``comebacks``. Empty when ``balance`` gives them or the game has none.
     throughput : mapping
         ``{task: runs per second on one core}``, rough (deals for ``deal``, games or
         rounds for ``play``), for the time estimate that refuses runs that cannot finish
@@ -206,6 +211,7 @@ class GameSpec:
     hands: str = ""
     tables: str = ""
     balance: str = ""
+    balance_progress: str = ""
     throughput: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -249,7 +255,7 @@ class GameSpec:
             getattr(self, piece)
         for metric in self.metrics.values():
             metric.function
-        for piece in ("exact", "exact_full", "ledger", "tables", "balance"):
+        for piece in ("exact", "exact_full", "ledger", "tables", "balance", "balance_progress"):
             ref = getattr(self, piece)
             if ref and not callable(resolve_ref(ref)):
                 raise TypeError(f"GameSpec {self.name!r}: {piece} {ref!r} is not callable")

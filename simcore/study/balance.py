@@ -120,6 +120,21 @@ def chunk_frames(task, run, chunk_id: int) -> dict[str, pd.DataFrame]:
     return tables
 
 
+def chunk_outcomes(spec, run, chunk_id: int, rules, progress: bool = True
+                   ) -> tuple[dict[str, pd.DataFrame], BalanceOutcomes]:
+    """One chunk played: its tables and its balance outcomes, with the game's comebacks
+    from ``balance_progress`` (where its tables record no progress) when ``progress``:
+    the card reads comebacks of the tables a strength plays alone only, and replaying a
+    chunk with logging costs a second play."""
+    import dataclasses
+
+    tables = chunk_frames(spec.play, run, chunk_id)
+    outcomes = resolve_ref(spec.balance)(tables, rules)
+    if spec.balance_progress and progress:
+        outcomes = dataclasses.replace(outcomes, comebacks=resolve_ref(spec.balance_progress)(run, chunk_id, rules))
+    return tables, outcomes
+
+
 def play_balance(config: BalanceConfig, on_step: Callable[[int, int], None] | None = None) -> BalancePlay:
     """Play every table of the card (:meth:`BalanceConfig.tables`) on games ``0 .. n-1``."""
     from cardsim.simcore.run.runner import RunConfig
@@ -127,7 +142,6 @@ def play_balance(config: BalanceConfig, on_step: Callable[[int, int], None] | No
     validate(config)
     spec = get_spec(config.game)
     task = spec.play
-    outcomes_of = resolve_ref(spec.balance)
     plans = []
     for strength, rotation, seats in config.tables():
         options = table_options(config, seats)
@@ -143,7 +157,7 @@ def play_balance(config: BalanceConfig, on_step: Callable[[int, int], None] | No
     for strength, rotation, run in plans:
         parts = []
         for chunk_id in range(run.n_chunks):
-            parts.append(outcomes_of(chunk_frames(task, run, chunk_id), config.rules))
+            parts.append(chunk_outcomes(spec, run, chunk_id, config.rules, progress=rotation < 0)[1])
             done += 1
             if on_step is not None:
                 on_step(done, total)
@@ -212,4 +226,4 @@ def from_frames(config: BalanceConfig, seats: pd.DataFrame, games: pd.DataFrame,
 
 
 __all__ = ["BalanceConfig", "BalancePlay", "DEFAULT_POLICIES", "play_balance", "validate", "to_frames",
-           "from_frames", "concat_outcomes", "table_options", "chunk_frames"]
+           "from_frames", "concat_outcomes", "table_options", "chunk_frames", "chunk_outcomes"]

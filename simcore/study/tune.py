@@ -22,6 +22,7 @@ any per-game play metric (``draw``, ``turns``, ``win_seat_0``).
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -202,7 +203,11 @@ def play_block(config: TuneConfig, state: CandidateState, start: int, stop: int,
         for chunk_id in range(start // config.batch, -(-stop // config.batch)):
             tables = _cached_chunk(config, state, f"{strength}@{rotation}", chunk_id,
                                    lambda: chunk_frames(task, run, chunk_id))
-            state.parts.setdefault((strength, rotation), []).append(outcomes_of(tables, state.rules))
+            outcomes = outcomes_of(tables, state.rules)
+            if spec.balance_progress and rotation < 0:  # comebacks from move logs, replayed (the cache keeps tables)
+                outcomes = dataclasses.replace(outcomes, comebacks=resolve_ref(spec.balance_progress)(
+                    run, chunk_id, state.rules))
+            state.parts.setdefault((strength, rotation), []).append(outcomes)
             if (strength, rotation) == (config.policies[0], -1):
                 state.metric_parts.append(metric.function(tables[metric.table]).reset_index(drop=True))
             played += len(tables[metric.table])

@@ -52,3 +52,52 @@ def card_ledger(seed: int, start: int, count: int, rules, policies) -> tuple[np.
                 where[g, seat] -= cards
                 where[g, P] += cards
     return deck, where
+
+
+#: Games replayed per call when the balance card reads progress (a log is 48 kB a game).
+_PROGRESS_BATCH = 512
+
+
+def balance_progress(run, chunk_id: int, rules) -> dict[str, np.ndarray]:
+    """Comebacks of one chunk's games for the balance card, from their move logs.
+
+    Progress is the cards each seat has left after each play. ``mid-game``: 1 where the
+    winner had more cards left than the leader (the fewest; ties count as leading) after
+    half of the game's plays, ``last third``: after ``plays - plays // 3``; NaN for a game
+    with fewer than 3 plays (an instant win). The games are replayed with logging, exactly
+    as the chunk played them, so this costs a second play of the chunk.
+    """
+    from cardsim.simcore.tienlen.log import LOG_OUT
+
+    from cardsim.simcore.run.blocks import run_blocks
+
+    start, count = run.chunk_range(chunk_id)
+    K = int(run.options.get("games_per_match", 1))
+    P = rules.players
+    mid, late = np.full(count, np.nan), np.full(count, np.nan)
+
+    def block(m0: int, m1: int) -> None:  # matches m0 .. m1-1 of the chunk, on one thread
+        first, n = start + m0 * K, min(m1 * K, count) - m0 * K
+        _, log, nlog = play_logged(run.seed, first, n, rules, run.options["policies"], K)
+        for g in range(n):
+            left = np.zeros(P, np.int64)
+            trail, winner = [], -1
+            for rec in log[g, :nlog[g]]:
+                kind, seat = int(rec[F_KIND]), int(rec[F_SEAT])
+                if kind == LOG_DEAL:
+                    left[seat] = bin(int(np.uint64(rec[F_A]))).count("1")
+                elif kind == LOG_PLAY:
+                    left[seat] -= bin(int(np.uint64(rec[F_A]))).count("1")
+                    trail.append(left.copy())
+                elif kind == LOG_OUT and int(rec[F_A]) == 1:
+                    winner = seat
+            plays = len(trail)
+            if plays < 3 or winner < 0:
+                continue
+            for out, at in ((mid, plays // 2), (late, plays - plays // 3)):
+                cards = trail[at - 1]
+                out[first - start + g] = float(cards[winner] > cards.min())
+
+    matches = -(-count // K)
+    run_blocks(block, matches, max(1, -(-count // _PROGRESS_BATCH)))
+    return {"mid-game": mid, "last third": late}

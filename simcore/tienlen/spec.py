@@ -28,5 +28,6 @@ SPEC = GameSpec(
     ledger=f"{_PACKAGE}.replay:card_ledger",
     hands=f"{_PACKAGE}.events:HANDS",
     balance=f"{_PACKAGE}.summary:balance_outcomes",
+    balance_progress=f"{_PACKAGE}.replay:balance_progress",
     throughput={"deal": 5e6, "play": 5e4},  # deals or games per second and core, conservative
 )
