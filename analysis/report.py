@@ -697,8 +697,12 @@ def build_report(paths: list[str | os.PathLike], out: str | os.PathLike, overwri
     _plt()
     figures = _Figures(out, inline=(fmt == "html"))
     sections = []
+    from cardsim.simcore.run.folders import check_folder, is_study_folder
+
     for raw in paths:
         path = Path(raw)
+        if is_study_folder(path):
+            check_folder(path)  # an edited table or a damaged arm is refused, not reported
         if (path / "tune.json").is_file():
             meta = json.loads((path / "tune.json").read_text())
             title = f"{meta['game']} tune: {path.name} (budget {meta['budget']:,} games, seed={meta['seed']})"

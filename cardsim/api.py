@@ -400,6 +400,10 @@ def load(path: PathLike) -> Result | TableResult:
 
             import pandas as pd
 
+            from cardsim.simcore.run.folders import check_folder
+
+            check_folder(path, datasets=False)  # its own tables (arms are checked when read)
+
             tables = {name: pd.read_parquet(path / f"{name}.parquet") for name in names
                       if (path / f"{name}.parquet").is_file()}
             return TableResult(tables, json.loads((path / description).read_text()), path, main)
@@ -481,6 +485,7 @@ def ladder(game: str, policies: Optional[Sequence[str] | str] = None, field: str
     import shutil
 
     from cardsim.analysis.ladder import ratings
+    from cardsim.simcore.run.folders import write_checksums
     from cardsim.cli.render import _LazyProgress
     from cardsim.simcore.run import lifecycle
     from cardsim.simcore.study.ladder import LadderConfig, play_ladder, validate
@@ -528,6 +533,7 @@ def ladder(game: str, policies: Optional[Sequence[str] | str] = None, field: str
             (tmp / "ladder.json").write_text(json.dumps(config.manifest(), ensure_ascii=False, indent=2) + "\n")
             table.to_parquet(tmp / "ratings.parquet", index=False)
             frame.to_parquet(tmp / "games.parquet", index=False)
+            write_checksums(tmp)  # last: every table of the folder, checked by verify, report and load
             replace_directory(tmp, out, overwrite)
     meta = dict(config.manifest(), players=rules.players)
     return TableResult({"ratings": table, "games": frame}, meta, out, "ratings")
@@ -573,6 +579,7 @@ def balance(game: str, policies: Optional[Sequence[str] | str] = None, field: st
     import shutil
 
     from cardsim.analysis.balance import card, compare_cards
+    from cardsim.simcore.run.folders import write_checksums
     from cardsim.cli.render import _LazyProgress
     from cardsim.simcore.framework.tasks import canonical_policy
     from cardsim.simcore.run import lifecycle
@@ -645,6 +652,7 @@ def balance(game: str, policies: Optional[Sequence[str] | str] = None, field: st
             table.to_parquet(tmp / "card.parquet", index=False)
             seats.to_parquet(tmp / "seats.parquet", index=False)
             played.to_parquet(tmp / "games.parquet", index=False)
+            write_checksums(tmp)  # last: every table of the folder, checked by verify, report and load
             replace_directory(tmp, out, overwrite)
     return TableResult({"card": table, "seats": seats, "games": played}, meta, out, "card")
 
@@ -695,6 +703,7 @@ def tune(game: str, switches: Sequence[str], objectives: Sequence[str], constrai
     import pandas as pd
 
     from cardsim.analysis.tune import candidate_table, estimates
+    from cardsim.simcore.run.folders import write_checksums
     from cardsim.cli.render import _LazyProgress
     from cardsim.simcore.framework.tasks import canonical_policy
     from cardsim.simcore.run import lifecycle
@@ -779,6 +788,7 @@ def tune(game: str, switches: Sequence[str], objectives: Sequence[str], constrai
             (tmp / "tune.json").write_text(json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
             table.to_parquet(tmp / "candidates.parquet", index=False)
             rounds.to_parquet(tmp / "rounds.parquet", index=False)
+            write_checksums(tmp)  # last: every table of the folder, checked by verify, report and load
             replace_directory(tmp, out, overwrite)
         shutil.rmtree(cache, ignore_errors=True)  # the race is written: its saved games are not needed
     return TableResult({"candidates": table, "rounds": rounds}, meta, out, "candidates")
@@ -888,6 +898,9 @@ def _run_experiment(spec, n: Optional[int], seed: Optional[int], out: Optional[P
             interactions.to_parquet(work / "interaction.parquet", index=False)
             interactions.to_csv(work / "interaction.csv", index=False)
         write_experiment_json(work, experiment)
+        from cardsim.simcore.run.folders import write_checksums
+
+        write_checksums(work)  # last: the tables and every arm dataset, checked by verify, report and load
         if out is not None:
             replace_directory(work, out, overwrite=True)  # checked above: --overwrite or nothing there
     except KeyboardInterrupt:

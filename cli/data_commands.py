@@ -1,6 +1,7 @@
 """The commands about datasets and the cache: ``resume``, ``verify``, ``compile``."""
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -40,9 +41,22 @@ def resume_command(
 
 @app.command("verify")
 def verify_command(path: Path = typer.Argument(..., help="dataset directory")) -> None:
-    """Check a dataset: manifest vs parts, row counts, checksums, metadata. Exit 1 on any problem."""
+    """Check a dataset (manifest vs parts, row counts, checksums, metadata) or a study
+    folder (an experiment, ladder, balance card or tune race: its tables' checksums and
+    every arm dataset in it). Exit 1 on any problem."""
+    from cardsim.simcore.run.folders import is_study_folder, verify_folder
     from cardsim.simcore.run.output import Dataset, verify
 
+    if is_study_folder(path):
+        problems = verify_folder(path)
+        for problem in problems:
+            sys.stdout.write(f"PROBLEM {problem}\n")
+        if problems:
+            raise RunFailed(f"{path}: {len(problems)} problem(s) found")
+        record = json.loads((path / "checksums.json").read_text())
+        sys.stdout.write(f"OK {path}: {len(record['files'])} files and {len(record['datasets'])} datasets, "
+                         f"checksums match\n")
+        return
     problems = verify(path)
     if problems:
         for problem in problems:
