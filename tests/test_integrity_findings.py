@@ -247,3 +247,27 @@ def test_resume_after_a_commit_killed_before_its_rename_keeps_the_parts(tmp_path
     code, _, stderr = run(capsys, "resume", out, "--quiet")
     assert code == 0, stderr
     assert verify(out) == [] and (out / "counts" / "part-000000.parquet").stat().st_mtime_ns == first
+
+
+def test_an_unreachable_scheduler_leaves_no_unfinished_run(tmp_path, capsys):
+    pytest.importorskip("distributed")
+    out = tmp_path / "d"
+    code, _, err = run(capsys, "play", "tienlen", "--games", "100", "--seed", "1", "--out", out, "--backend", "dask",
+                       "--scheduler", "tcp://127.0.0.1:1", "-q")
+    assert code == 2 and "cannot reach the Dask scheduler" in err
+    assert not out.exists() and not any(tmp_path.iterdir())
+
+
+def test_a_lost_dask_cluster_is_one_resumable_line(tmp_path, capsys, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    from cardsim.simcore.run import dask_backend
+
+    def lost(run, chunk_ids, **kwargs):
+        raise distributed.client.FutureCancelledError("key", "scheduler-connection-lost")
+
+    monkeypatch.setattr(dask_backend, "execute_dask", lost)  # our own module: the cluster "goes away"
+    out = tmp_path / "d"
+    code, _, err = run(capsys, "play", "tienlen", "--games", "100", "--seed", "1", "--out", out, "--backend", "dask",
+                       "--scheduler", "tcp://127.0.0.1:1", "-q")
+    assert code == 1 and "the Dask cluster went away mid-run" in err and f"cardsim resume {out}" in err
+    assert len(err.strip().splitlines()) == 1 and "internal error" not in err

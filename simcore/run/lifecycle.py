@@ -331,9 +331,7 @@ def execute(run: PartialRun, backend: str = "local", scheduler: str | None = Non
     missing = run.missing_chunks()
     try:
         if backend == "dask":
-            from cardsim.simcore.run.dask_backend import execute_dask
-
-            execute_dask(run, missing, scheduler=scheduler, workers=workers, on_chunk=on_chunk)
+            _execute_dask(run, missing, scheduler, workers, on_chunk)
         else:
             execute_local(run, missing, on_chunk=on_chunk)
     except OSError as exc:
@@ -341,6 +339,33 @@ def execute(run: PartialRun, backend: str = "local", scheduler: str | None = Non
         raise RunFailed(f"writing the dataset failed: {exc.strerror or shorten(exc)} ({done} of "
                         f"{run.manifest['n_chunks']} chunks are saved; fix the cause, then "
                         f"'cardsim resume {run.out}')") from None
+
+
+def _execute_dask(run: PartialRun, missing: list[int], scheduler: str | None, workers: int | None,
+                  on_chunk: Callable[[int, int], None] | None) -> None:
+    """:func:`execute` on Dask: a scheduler that cannot be reached leaves no empty run
+    behind, and a scheduler or its workers lost mid-run become one resumable line."""
+    from concurrent.futures import CancelledError
+
+    from cardsim.simcore.run.dask_backend import execute_dask
+
+    started = saved_chunks(run)
+    try:
+        execute_dask(run, missing, scheduler=scheduler, workers=workers, on_chunk=on_chunk)
+    except ConfigError:
+        if started == 0 and saved_chunks(run) == 0:  # nothing ran: no unfinished run to resume
+            run.discard()
+        raise
+    except (KeyboardInterrupt, RunFailed):
+        raise
+    except Exception as exc:  # a cancelled future, a closed connection: the cluster went away
+        if not (isinstance(exc, CancelledError) or type(exc).__module__.split(".")[0] in ("distributed", "tornado")
+                or isinstance(exc, (TimeoutError, ConnectionError))):
+            raise
+        where = f" --scheduler {scheduler}" if scheduler else ""
+        raise RunFailed(f"the Dask cluster went away mid-run ({type(exc).__name__}); {saved_chunks(run)} of "
+                        f"{run.manifest['n_chunks']} chunks are saved: 'cardsim resume {run.out} --backend "
+                        f"dask{where}' finishes the run") from None
 
 
 def commit(run: PartialRun, overwrite: bool = False) -> Path:
