@@ -20,7 +20,7 @@ if ClickException is None:  # pragma: no cover
     from click.exceptions import ClickException
 
 from cardsim.cli.app import app
-from cardsim.cli.runs import _CUSTOM_METRICS, _DRAWN_SEED, _YES
+from cardsim.cli.runs import STATE
 from cardsim.simcore.framework.config import CardsimError, Interrupted
 # the command modules register their commands, in the order `cardsim --help` lists them
 from cardsim.cli import info_commands, run_commands, study_commands, data_commands  # noqa: F401,E402,I001
@@ -75,9 +75,7 @@ _COMMAND = None
 
 def main(argv: Optional[list[str]] = None) -> int:
     """Console-script entry point; returns the exit code (2 for any user error)."""
-    _CUSTOM_METRICS.clear()  # per-command state: main() may run many commands in one process
-    _YES[0] = False
-    _DRAWN_SEED[0] = None
+    STATE.reset()  # per-command state: main() may run many commands in one process
     try:
         result = _click_command()(args=argv, prog_name="cardsim", standalone_mode=False)
     except ClickException as exc:

@@ -14,7 +14,7 @@ except ImportError:  # pragma: no cover
 
 from cardsim.cli.options import given_options, with_game_options
 from cardsim.cli.render import compiling_notice
-from cardsim.cli.runs import (_YES, _required, check_custom_metrics, execute_precision_run, execute_run,
+from cardsim.cli.runs import (STATE, _required, check_custom_metrics, execute_precision_run, execute_run,
                               parse_count, parse_seed, resolve_rules, task_options)
 from cardsim.simcore.framework import registry
 from cardsim.simcore.framework.config import ConfigError
@@ -58,7 +58,7 @@ def deal_command(
     Prints event, seat, count, n, rate and a 95% Wilson interval. With --out, writes
     a dataset (counts/ parts + run.json) readable by pandas and `cardsim summary`.
     """
-    _YES[0] = yes
+    STATE.yes = yes
     if per_deal and out is None:
         raise ConfigError("--per-deal writes one row per deal to keep: it needs --out PATH")
     options: dict[str, Any] = {"per_deal": True} if per_deal else {}
@@ -115,7 +115,7 @@ def play_command(
     interval. With --out, writes the per-game table(s).
     """
     check_custom_metrics(metrics)
-    _YES[0] = yes
+    STATE.yes = yes
     options: dict[str, Any] = given_options(game_options)
     if policy is not None:
         options["policy"] = policy

@@ -2,12 +2,14 @@
 rules and options, estimate, execute (local or Dask) through the run lifecycle, commit and
 print the summary; also ``--precision`` runs.
 
-Module-level lists hold the per-command state that ``cardsim.cli.main.main`` resets.
+The per-command state (a drawn seed, ``--yes``, ``--metric`` functions) is one
+:class:`CommandState`, :data:`STATE`, that ``cardsim.cli.main.main`` resets per command.
 """
 from __future__ import annotations
 
 import secrets
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, List, Optional
 
@@ -16,23 +18,46 @@ from cardsim.cli.render import print_summary
 from cardsim.simcore.framework.config import ConfigError, Interrupted
 
 
-#: A seed drawn for the current command (None: given by the user or none drawn).
-_DRAWN_SEED: list = [None]
+@dataclass
+class CommandState:
+    """What the current command's options leave for the code that runs it.
+
+    Attributes
+    ----------
+    drawn_seed : int or None
+        A seed drawn for the command (None: given by the user, or none drawn).
+    yes : bool
+        ``--yes``: run even what the estimate says cannot finish.
+    custom_metrics : list of str
+        ``--metric PATH.py:NAME`` functions, appended to the summary.
+    """
+
+    drawn_seed: Optional[int] = None
+    yes: bool = False
+    custom_metrics: list[str] = field(default_factory=list)
+
+    def reset(self) -> None:
+        """Forget the previous command's state (``main()`` may run many in one process)."""
+        self.drawn_seed, self.yes, self.custom_metrics = None, False, []
+
+
+#: The state of the command being run.
+STATE = CommandState()
 
 
 def say_drawn_seed() -> None:
     """One stderr line with a drawn seed, whatever --json/--quiet say: every run can be redone."""
-    if _DRAWN_SEED[0] is not None:
-        seed = _DRAWN_SEED[0]
+    if STATE.drawn_seed is not None:
+        seed = STATE.drawn_seed
         sys.stderr.write(f"cardsim: seed {seed} (drawn; pass --seed {seed} to reproduce)\n")
-        _DRAWN_SEED[0] = None
+        STATE.drawn_seed = None
 
 
 def parse_seed(text: Optional[str]) -> int:
     """A seed in 0..2**64-1 (decimal or 0x hex); a fresh random one when omitted."""
     if text is None:  # drawn: said when the run ends (also with --json / --quiet) so it can be reproduced
-        _DRAWN_SEED[0] = secrets.randbelow(2**63)
-        return _DRAWN_SEED[0]
+        STATE.drawn_seed = secrets.randbelow(2**63)
+        return STATE.drawn_seed
     from cardsim.api import parse_seed as parse
 
     return parse(text)
@@ -45,21 +70,13 @@ def resolve_rules(game: str, rules_file: Optional[Path], sets: List[str]):
     return resolve(game, None, rules_file, sets)
 
 
-#: ``--yes`` of the current command: run even what the estimate says cannot finish.
-_YES = [False]
-
-
-#: ``--metric PATH.py:NAME`` functions of the current command, appended to its summary.
-_CUSTOM_METRICS: list[str] = []
-
-
 def check_custom_metrics(refs: List[str]) -> list[str]:
     """Load every ``--metric`` function once before running (errors exit 2 up front)."""
     from cardsim.simcore.framework.custom import load_function
 
     for ref in refs:
         load_function(ref, "--metric")
-    _CUSTOM_METRICS[:] = list(refs)
+    STATE.custom_metrics = list(refs)
     return list(refs)
 
 
@@ -84,8 +101,8 @@ def execute_run(game: str, task: str, n: int, seed: Optional[str], threads: Opti
 
     rules = resolve_rules(game, rules_file, sets)
     result = run_task(game, task, n, parse_seed(seed), rules, options, out=out, overwrite=overwrite,
-                      threads=threads, chunk_size=chunk_size, progress=not quiet, metrics=_CUSTOM_METRICS,
-                      backend=backend, scheduler=scheduler, workers=workers, resume=resume, yes=_YES[0],
+                      threads=threads, chunk_size=chunk_size, progress=not quiet, metrics=STATE.custom_metrics,
+                      backend=backend, scheduler=scheduler, workers=workers, resume=resume, yes=STATE.yes,
                       read_tables=False)
     report_result(result, as_json, quiet, temporary=out is None)
 
@@ -148,7 +165,7 @@ def execute_precision_run(game: str, task: str, given_n: Optional[str], max_text
         with lifecycle.temporary_folder() as folder:
             run = lifecycle.start_run(folder / "run", manifest, overwrite=False, resume=False)
             write_all(run)
-            report_result(_finished(lifecycle.commit(run), None, _CUSTOM_METRICS, False), as_json, quiet, True)
+            report_result(_finished(lifecycle.commit(run), None, STATE.custom_metrics, False), as_json, quiet, True)
     else:
         out = lifecycle.resolve_out(out)
         with lifecycle.OutputLock(out):
@@ -156,7 +173,7 @@ def execute_precision_run(game: str, task: str, given_n: Optional[str], max_text
             run = lifecycle.start_run(out, manifest, overwrite, False)
             write_all(run)
             path = lifecycle.commit(run, overwrite=overwrite)
-            report_result(_finished(path, path, _CUSTOM_METRICS, False), as_json, quiet, False)
+            report_result(_finished(path, path, STATE.custom_metrics, False), as_json, quiet, False)
     sys.stderr.write(describe(report) + "\n")
 
 
