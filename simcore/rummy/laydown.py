@@ -15,10 +15,13 @@ Exact method (:func:`exact_laydown`):
    3-card core; a trío of rank ``r`` *reserves* the naturals of its core (a count: any
    suit serves a trío);
 3. the escaleras are lengthened: every held natural that fits an end is laid (beyond the
-   reserved counts; laying a fitting natural never blocks another card, so this closure
-   is exact), and the remaining jokers are placed on escalera ends in every combination
-   (the closure after each), a joker laid off anywhere it fits (``max_jokers`` limits
-   the lay-down only); each placement multiset is tried once;
+   reserved counts), and the remaining jokers are placed on escalera ends in every
+   combination (the closure after each), a joker laid off anywhere it fits (``max_jokers``
+   limits the lay-down only); each placement multiset is tried once. This closure is exact
+   only while no natural is *contested*; when one may be (two escaleras of one suit, escaleras
+   next to a trío's rank, with no trío a joker that may be stranded), :func:`_finish_search`
+   also tries leaving each contested natural to the others (issue 34: AS 2S 3S 7S 8S 8S TS JS
+   QS QS 2H 2D 2C + 4 jokers, 2E1T, goes out only if the T-J-Q escalera leaves 7S 8S);
 4. the tríos take every remaining natural of their rank, the spare jokers go on the first
    trío (a trío takes any number of laid-off jokers).
 
@@ -33,7 +36,9 @@ from numba import njit
 
 from cardsim.simcore.primitives.bits import popcount
 from cardsim.simcore.rummy.cards import RANK_POINTS
-from cardsim.simcore.rummy.contract import _U1, RANK_COL, RUN, TRIO, _next_window, _rank_count, _take
+from cardsim.simcore.rummy.contract import _SUIT13, _U1, RANK_COL, RUN, TRIO, _next_window, _rank_count, _take
+
+_U0 = np.uint64(0)
 
 
 @njit(cache=True, _nrt=False)
@@ -101,7 +106,196 @@ def _place_joker(rows, i, high, circular, no_adjacent):
 
 
 @njit(cache=True, _nrt=False)
-def _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand, work, seq):
+def _score(work, m, b1, b2, bj, k, t_rank, reserve, t_jok, best, best_rows, best_hand):
+    """The tríos take every remaining natural of their rank, the spare jokers go on the first one;
+    keep the result in ``best = [cards, points]`` when it beats it (escaleras ``work``, hand
+    ``b1, b2`` and ``bj`` jokers after the escaleras' lay-offs)."""
+    # tríos: every remaining natural of their rank, then the spare jokers on the first one
+    c1, c2 = b1, b2
+    for t in range(k):
+        r = t_rank[t]
+        if t > 0 and t_rank[t - 1] == r:
+            continue
+        for s in range(4):
+            bit = _U1 << np.uint64(s * 13 + r)
+            while c1 & bit:
+                c1, c2 = _take(c1, c2, bit)
+    extra = bj if k > 0 else 0
+    n, pts = _left(c1, c2, bj - extra)
+    if n < best[0] or (n == best[0] and pts < best[1]):
+        best[0] = n
+        best[1] = pts
+        for i in range(m):
+            for c in range(6):
+                best_rows[i, c] = work[i, c]
+        row = m
+        t = 0
+        while t < k:
+            r = t_rank[t]
+            same = 1
+            while t + same < k and t_rank[t + same] == r:
+                same += 1
+            surplus = _rank_count(b1, b2, r) - reserve[r]  # each trío keeps its core naturals
+            for u in range(same):
+                ni = 3 - t_jok[t + u] + (surplus if u == 0 else 0)
+                ji = t_jok[t + u] + (extra if row == m else 0)
+                best_rows[row, 0] = TRIO
+                best_rows[row, 1] = r
+                best_rows[row, 2] = ni + ji
+                best_rows[row, 3] = ji
+                best_rows[row, 4] = ni
+                best_rows[row, 5] = 0
+                row += 1
+            t += same
+        best_hand[0] = c1
+        best_hand[1] = c2
+        best_hand[2] = np.uint64(bj - extra)
+
+
+@njit(cache=True, _nrt=False)
+def _fitting(work, i, high, b1, b2, reserve, circular):
+    """The held natural that fits escalera ``i``'s high (low) end beyond the reserve: ``(bit, rank)``
+    (bit 0: none)."""
+    L = work[i, 3]
+    if L >= 13:
+        return _U0, np.int64(-1)
+    if high:
+        p = work[i, 2] + L
+        if not (circular or p <= 13):
+            return _U0, np.int64(-1)
+    else:
+        p = work[i, 2] - 1
+        if not (circular or p >= 0):
+            return _U0, np.int64(-1)
+    r = p % 13
+    bit = _U1 << np.uint64(work[i, 1] * 13 + r)
+    if (b1 & bit) and _rank_count(b1, b2, r) > reserve[r]:
+        return bit, r
+    return _U0, r
+
+
+@njit(cache=True, _nrt=False)
+def _lay_natural(work, i, high, circular):
+    """Lengthen escalera ``i`` by the natural at its high (low) end."""
+    if not high:
+        lo = work[i, 2] - 1
+        work[i, 2] = lo % 13 if circular else lo
+        work[i, 4] = work[i, 4] << 1
+    work[i, 3] += 1
+
+
+@njit(cache=True, _nrt=False)
+def _contested(work, m, i, r, reserve, k, jl, b1):
+    """May leaving the natural of rank ``r`` that fits escalera ``i`` in hand beat laying it?
+
+    Only when something else may want it: another escalera of its suit, another escalera that
+    may want a natural of a trío's rank (the tríos' reserve caps them together), or, with no
+    trío to take spare jokers (``k == 0``), a joker that laying the natural may strand in hand
+    (possible only when the escalera may reach 13 cards). Elsewhere laying it is never worse
+    (the closure of the old method)."""
+    if m >= 2 and reserve[r] > 0:
+        return True
+    s = work[i, 1]
+    for u in range(m):
+        if u != i and work[u, 1] == s:
+            return True
+    if k == 0 and jl > 0:
+        ns = popcount((b1 >> np.uint64(13 * s)) & _SUIT13)
+        if work[i, 3] + jl + ns >= 13:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _push(stk, stk_a, top, work, m, b1, b2, jl, dmask, elast):
+    for i in range(m):
+        stk[top, 3 * i] = work[i, 2]
+        stk[top, 3 * i + 1] = work[i, 3]
+        stk[top, 3 * i + 2] = work[i, 4]
+    stk[top, 9] = jl
+    stk[top, 10] = dmask
+    stk[top, 11] = elast
+    stk_a[top, 0] = b1
+    stk_a[top, 1] = b2
+    return top + 1
+
+
+@njit(cache=True, _nrt=False)
+def _needs_search(runs, m, a1, a2, j, k, reserve):
+    """Can a contested natural (:func:`_contested`) occur after the escalera cores ``runs``?"""
+    if m >= 2:
+        for r in range(13):
+            if reserve[r] > 0 and _rank_count(a1, a2, r) > reserve[r]:
+                return True
+        for u in range(m):
+            for v in range(u + 1, m):
+                if runs[u, 1] == runs[v, 1]:
+                    return True
+    if k == 0 and j > 0:
+        for i in range(m):
+            if runs[i, 3] + j + popcount((a1 >> np.uint64(13 * runs[i, 1])) & _SUIT13) >= 13:
+                return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _finish_search(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand, work, stk,
+                   stk_a):
+    """The exact lengthening when naturals are contested: a depth-first search that lays each
+    fitting natural or, when it is contested, also leaves it (that end then takes no natural
+    there until a joker moves it), and places the jokers as multisets of ends (non-decreasing end
+    index) with that closure after each; every closed state is scored (:func:`_score`).
+
+    Any final set of escaleras is reached: follow it end by end in index order (a natural it lays
+    is taken, one it does not lay is contested or unavailable, or an equally good final set lays
+    it). ``stk`` / ``stk_a``: scratch stack of at least ``naturals + 6 (2 j + 8)`` rows (the
+    pending branches: one per natural laid, ``2 m <= 6`` per joker or left natural on the path)."""
+    circular, no_adjacent = mp[2], mp[3]
+    for i in range(m):
+        for c in range(6):
+            work[i, c] = runs[i, c]
+    top = _push(stk, stk_a, 0, work, m, a1, a2, j, 0, 0)
+    while top > 0 and best[0] > 0:
+        top -= 1
+        for i in range(m):
+            work[i, 2] = stk[top, 3 * i]
+            work[i, 3] = stk[top, 3 * i + 1]
+            work[i, 4] = stk[top, 3 * i + 2]
+        b1 = stk_a[top, 0]
+        b2 = stk_a[top, 1]
+        jl = stk[top, 9]
+        dmask = stk[top, 10]
+        elast = stk[top, 11]
+        # closure: lay the fitting naturals, branching on the contested ones (a lay-down only
+        # shrinks the hand, so an end found closed stays closed)
+        e = 0
+        while e < 2 * m:
+            if (dmask >> e) & 1:
+                e += 1
+                continue
+            i = e // 2
+            high = e % 2 == 0
+            bit, r = _fitting(work, i, high, b1, b2, reserve, circular)
+            if bit == _U0:
+                e += 1
+                continue
+            if _contested(work, m, i, r, reserve, k, jl, b1):
+                top = _push(stk, stk_a, top, work, m, b1, b2, jl, dmask | (1 << e), elast)
+            b1, b2 = _take(b1, b2, bit)
+            _lay_natural(work, i, high, circular)
+        _score(work, m, b1, b2, jl, k, t_rank, reserve, t_jok, best, best_rows, best_hand)
+        if jl > 0:
+            for e in range(2 * m - 1, elast - 1, -1):  # pushed in reverse: the lowest end is explored first
+                i = e // 2
+                s2, s3, s4 = work[i, 2], work[i, 3], work[i, 4]
+                if _place_joker(work, i, e % 2 == 0, circular, no_adjacent):
+                    top = _push(stk, stk_a, top, work, m, b1, b2, jl - 1, dmask & ~(1 << e), e)
+                    work[i, 2], work[i, 3], work[i, 4] = s2, s3, s4
+
+
+@njit(cache=True, _nrt=False)
+def _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand, work, seq, stk,
+            stk_a):
     """Lengthen the escaleras (naturals, then every multiset of joker placements), let the tríos
     take their rank and the spare jokers; keep the best result in ``best = [cards, points]``.
     ``seq``: scratch of at least ``j`` entries."""
@@ -125,47 +319,7 @@ def _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, 
                     break
                 b1, b2 = _close_runs(work, m, b1, b2, reserve, circular)
             if ok:
-                bj = j - used
-                # tríos: every remaining natural of their rank, then the spare jokers on the first one
-                c1, c2 = b1, b2
-                for t in range(k):
-                    r = t_rank[t]
-                    if t > 0 and t_rank[t - 1] == r:
-                        continue
-                    for s in range(4):
-                        bit = _U1 << np.uint64(s * 13 + r)
-                        while c1 & bit:
-                            c1, c2 = _take(c1, c2, bit)
-                extra = bj if k > 0 else 0
-                n, pts = _left(c1, c2, bj - extra)
-                if n < best[0] or (n == best[0] and pts < best[1]):
-                    best[0] = n
-                    best[1] = pts
-                    for i in range(m):
-                        for c in range(6):
-                            best_rows[i, c] = work[i, c]
-                    row = m
-                    t = 0
-                    while t < k:
-                        r = t_rank[t]
-                        same = 1
-                        while t + same < k and t_rank[t + same] == r:
-                            same += 1
-                        surplus = _rank_count(b1, b2, r) - reserve[r]  # each trío keeps its core naturals
-                        for u in range(same):
-                            ni = 3 - t_jok[t + u] + (surplus if u == 0 else 0)
-                            ji = t_jok[t + u] + (extra if row == m else 0)
-                            best_rows[row, 0] = TRIO
-                            best_rows[row, 1] = r
-                            best_rows[row, 2] = ni + ji
-                            best_rows[row, 3] = ji
-                            best_rows[row, 4] = ni
-                            best_rows[row, 5] = 0
-                            row += 1
-                        t += same
-                    best_hand[0] = c1
-                    best_hand[1] = c2
-                    best_hand[2] = np.uint64(bj - extra)
+                _score(work, m, b1, b2, j - used, k, t_rank, reserve, t_jok, best, best_rows, best_hand)
             # next non-decreasing placement sequence
             t = used - 1
             while t >= 0 and seq[t] == n_opt - 1:
@@ -175,17 +329,23 @@ def _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, 
             seq[t] += 1
             for u in range(t + 1, used):
                 seq[u] = seq[t]
+    # the closure above lays every fitting natural at once: exact unless naturals are contested
+    # (two escaleras of one suit, a trío's rank, a stranded joker); then search (issue 34)
+    if best[0] > 0 and _needs_search(runs, m, a1, a2, j, k, reserve):
+        _finish_search(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand, work, stk,
+                       stk_a)
 
 
 @njit(cache=True, _nrt=False)
-def _trio_choices(runs, m, a1, a2, j, k, mp, best, best_rows, best_hand, work, scratch):
+def _trio_choices(runs, m, a1, a2, j, k, mp, best, best_rows, best_hand, work, scratch, stk, stk_a):
     """Every choice of trío ranks and core jokers after the escalera cores ``runs``.
     ``scratch``: int64 rows of :func:`exact_laydown` (allocated once per lay-down)."""
     jcap = min(mp[0], 3 - mp[1])
     t_rank, t_jok, code, reserve, seq = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4]
     reserve[:] = 0
     if k == 0:
-        _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand, work, seq)
+        _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand, work, seq, stk,
+                stk_a)
         return
     # Odometer over (rank, jokers) codes per trío, non-decreasing, restricted to the codes whose
     # trío core the hand can hold alone (any other choice fails the reserve check below):
@@ -218,7 +378,7 @@ def _trio_choices(runs, m, a1, a2, j, k, mp, best, best_rows, best_hand, work, s
                     break
             if ok:
                 _finish(runs, m, a1, a2, j - jused, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand,
-                        work, seq)
+                        work, seq, stk, stk_a)
         t = k - 1
         while t >= 0 and idx[t] == nv - 1:
             t -= 1
@@ -259,10 +419,14 @@ def exact_laydown(a1, a2, jokers, k, m, mp):
     # the tríos' ranks, core jokers, codes, reserved naturals per rank; joker placements; the
     # feasible trío codes and the odometer over them
     scratch = np.zeros((7, max(52, jokers + 1)), np.int64)
+    # the stack of :func:`_finish_search`
+    depth = popcount(a1) + popcount(a2) + 6 * (2 * jokers + 8)
+    stk = np.zeros((depth, 12), np.int64)
+    stk_a = np.zeros((depth, 2), np.uint64)
     zero = np.int64(0)  # variables, not literals: one compiled signature per callee
     optional = np.bool_(True)
     if m == 0:
-        _trio_choices(runs, zero, a1, a2, jokers, k, mp, best, best_rows, best_hand, work, scratch)
+        _trio_choices(runs, zero, a1, a2, jokers, k, mp, best, best_rows, best_hand, work, scratch, stk, stk_a)
     else:
         w0 = np.int64(0)
         p0 = np.int64(0)
@@ -272,7 +436,7 @@ def exact_laydown(a1, a2, jokers, k, m, mp):
                 break
             _set_core(runs, 0, w0, p0)
             if m == 1:
-                _trio_choices(runs, np.int64(1), b1, b2, j1, k, mp, best, best_rows, best_hand, work, scratch)
+                _trio_choices(runs, np.int64(1), b1, b2, j1, k, mp, best, best_rows, best_hand, work, scratch, stk, stk_a)
             else:
                 w1 = w0
                 p1 = np.int64(0)
@@ -282,7 +446,7 @@ def exact_laydown(a1, a2, jokers, k, m, mp):
                         break
                     _set_core(runs, 1, w1, p1)
                     if m == 2:
-                        _trio_choices(runs, np.int64(2), c1, c2, j2, k, mp, best, best_rows, best_hand, work, scratch)
+                        _trio_choices(runs, np.int64(2), c1, c2, j2, k, mp, best, best_rows, best_hand, work, scratch, stk, stk_a)
                     else:
                         w2 = w1
                         p2 = np.int64(0)
@@ -292,7 +456,7 @@ def exact_laydown(a1, a2, jokers, k, m, mp):
                                 break
                             _set_core(runs, 2, w2, p2)
                             _trio_choices(runs, np.int64(3), d1, d2, j3, k, mp, best, best_rows, best_hand, work,
-                                          scratch)
+                                          scratch, stk, stk_a)
                             p2 += 1
                     p1 += 1
             p0 += 1
