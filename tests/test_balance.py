@@ -244,3 +244,40 @@ def test_a_tienlen_card_has_comebacks_only_where_they_are_measured(capsys):
     assert {(r["group"], r["strength"]) for r in rows} == {(g, s) for g in ("mid-game", "last third")
                                                            for s in ("random", "heuristic")}
     assert all(r["n"] <= 100 for r in rows)
+
+
+def test_tusac_comebacks_from_the_move_log():
+    """Tứ Sắc's progress is the melds each seat has laid; time is the turns (discards)."""
+    from cardsim.simcore.primitives.movelog import records
+    from cardsim.simcore.run.runner import RunConfig
+    from cardsim.simcore.tusac.log import LOG_DEAL, LOG_DISCARD, LOG_MELD, LOG_WIN
+    from cardsim.simcore.tusac.play import play_logged
+    from cardsim.simcore.tusac.replay import balance_progress
+    from cardsim.simcore.tusac.rules import TuSacRules
+
+    rules = TuSacRules()
+    policies = ["heuristic"] * 4
+    run = RunConfig(game="tusac", task="play", rules=rules, n=80, seed=4, chunk_size=40,
+                    options={"policies": policies})
+    got = balance_progress(run, 1, rules)  # games 40 .. 79
+    measured = 0
+    for g in range(40):
+        _, log, nlog, _ = play_logged(4, 40 + g, 1, rules, policies)
+        melds, trail, winner = {s: 0 for s in range(4)}, [], None
+        for r in records(log[0], int(nlog[0])):
+            if r.kind == LOG_DEAL:
+                melds, trail = {s: 0 for s in range(4)}, []
+            elif r.kind == LOG_MELD:
+                melds[r.seat] += 1
+            elif r.kind == LOG_DISCARD:
+                trail.append(dict(melds))
+            elif r.kind == LOG_WIN:
+                winner = r.seat
+        if winner is None or len(trail) < 3:
+            assert np.isnan(got["mid-game"][g])
+            continue
+        measured += 1
+        for name, at in (("mid-game", len(trail) // 2), ("last third", len(trail) - len(trail) // 3)):
+            laid = trail[at - 1]
+            assert got[name][g] == float(laid[winner] < max(laid.values())), (g, name)
+    assert measured >= 30

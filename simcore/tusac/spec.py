@@ -25,6 +25,7 @@ SPEC = GameSpec(
     ledger=f"{_PACKAGE}.replay:card_ledger",
     hands=f"{_PACKAGE}.events:HANDS",
     balance=f"{_PACKAGE}.summary:balance_outcomes",
+    balance_progress=f"{_PACKAGE}.replay:balance_progress",
     tables=f"{_PACKAGE}.play:tables",
     throughput={"deal": 2.5e6, "play": 2e4},  # deals or games per second and core, conservative
 )
