@@ -271,3 +271,21 @@ def test_a_lost_dask_cluster_is_one_resumable_line(tmp_path, capsys, monkeypatch
                        "--scheduler", "tcp://127.0.0.1:1", "-q")
     assert code == 1 and "the Dask cluster went away mid-run" in err and f"cardsim resume {out}" in err
     assert len(err.strip().splitlines()) == 1 and "internal error" not in err
+
+
+def test_a_planted_partial_symlink_is_refused_not_followed(tmp_path, capsys):
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "keep").write_text("x")
+    (tmp_path / ".v1.partial").symlink_to(victim)
+    code, _, err = run(capsys, "play", "tusac", "--games", "50", "--seed", "1", "-q", "--out", tmp_path / "v1",
+                       "--overwrite")
+    assert code == 2 and "is not an unfinished run" in err and "internal error" not in err
+    assert (victim / "keep").read_text() == "x" and not (tmp_path / "v1").exists()
+
+
+def test_a_non_utf8_output_name_is_refused_up_front(tmp_path, capsys):
+    out = os.fsdecode(os.fsencode(str(tmp_path)) + b"/bad\xff")
+    code, _, err = run(capsys, "play", "tusac", "--games", "50", "--seed", "1", "-q", "--out", out)
+    assert code == 2 and "not valid UTF-8" in err and "internal error" not in err
+    assert list(tmp_path.iterdir()) == []

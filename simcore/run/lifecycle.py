@@ -51,6 +51,11 @@ def resolve_out(out: str | os.PathLike) -> Path:
         raise ConfigError("the output path is empty: give a new folder (e.g. --out runs/NAME)")
     if "\x00" in text:
         raise ConfigError(f"invalid output path {shorten(repr(text))}")
+    try:  # the path is written into run.json and messages as text
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigError(f"the output path {shorten(ascii(text))} is not valid UTF-8: use a name of ordinary "
+                          f"characters") from None
     path = Path(os.path.abspath(os.path.expanduser(text)))
     refuse_current_folder(path)
     refuse_unusable_location(path)

@@ -282,6 +282,9 @@ class PartialRun:
         of an interrupted ``--overwrite`` run replaces the old dataset as the run would have.
         """
         run = cls(out, manifest)
+        if run.dir.is_symlink() or (run.dir.exists() and not run.dir.is_dir()):
+            # never followed: a planted link would have the run delete or write its target
+            raise ConfigError(f"{run.dir} is not an unfinished run (a link or a file): remove it, then run again")
         if run.dir.exists():
             shutil.rmtree(run.dir)  # a stale unfinished run: --overwrite was given
         tmp = run.dir.parent / f"{run.dir.name}.{uuid.uuid4().hex[:8]}"
