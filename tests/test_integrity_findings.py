@@ -289,3 +289,13 @@ def test_a_non_utf8_output_name_is_refused_up_front(tmp_path, capsys):
     code, _, err = run(capsys, "play", "tusac", "--games", "50", "--seed", "1", "-q", "--out", out)
     assert code == 2 and "not valid UTF-8" in err and "internal error" not in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_dask_worker_with_other_versions_refuses_to_write(tmp_path):
+    pytest.importorskip("distributed")
+    from cardsim.simcore.framework.config import RunFailed
+    from cardsim.simcore.run.dask_backend import write_chunk_on_worker
+
+    with pytest.raises(RunFailed, match=r"a Dask worker runs cardsim .* \(the run: 0\.0\.1\)"):
+        write_chunk_on_worker({"cardsim_version": "0.0.1", "numba_version": "0.1"}, str(tmp_path / "x"), 0)
+    assert list(tmp_path.iterdir()) == []

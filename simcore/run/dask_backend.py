@@ -1,6 +1,7 @@
 """Run chunks as Dask tasks (``--backend dask``; needs ``pip install 'cardsim[dask]'``).
 
-Each chunk is one task calling :func:`simcore.run.runner.write_chunk` on a worker, which
+Each chunk is one task calling :func:`simcore.run.runner.write_chunk` on a worker (after
+:func:`write_chunk_on_worker` checked the worker's versions), which
 writes that chunk's Parquet parts itself; the client only receives row counts, so it
 never holds the results. With ``scheduler=None`` a LocalCluster of ``workers``
 single-threaded processes is started for the run. With a remote scheduler the workers
@@ -93,6 +94,23 @@ def connect(scheduler: str | None, workers: int | None):
         raise
 
 
+def write_chunk_on_worker(manifest, out: str, chunk_id: int, threads: int | None = None) -> dict[str, int]:
+    """:func:`~cardsim.simcore.run.runner.write_chunk` on a Dask worker, which first
+    checks that it runs the cardsim and Numba the run was started with: a worker with
+    other versions could write other data into the same run."""
+    import numba
+
+    from cardsim.simcore import __version__
+    from cardsim.simcore.framework.config import RunFailed
+
+    mine = {"cardsim_version": __version__, "numba_version": numba.__version__}
+    wrong = {k: v for k, v in mine.items() if manifest.get(k, v) != v}
+    if wrong:
+        said = ", ".join(f"{k.split('_')[0]} {v} (the run: {manifest[k]})" for k, v in wrong.items())
+        raise RunFailed(f"a Dask worker runs {said}: install the run's versions on every worker, then resume")
+    return write_chunk(manifest, out, chunk_id, threads)
+
+
 def execute_dask(run, chunk_ids: list[int], scheduler: str | None = None, workers: int | None = None,
                  threads_per_task: int = 1, on_chunk: Callable[[int, int], None] | None = None) -> None:
     """Run ``chunk_ids`` of a :class:`~simcore.run.output.PartialRun` on a Dask cluster.
@@ -108,7 +126,7 @@ def execute_dask(run, chunk_ids: list[int], scheduler: str | None = None, worker
         try:
             tag = uuid.uuid4().hex[:8]
             out = os.path.abspath(run.out)  # workers run elsewhere: never send a relative path
-            futures = [client.submit(write_chunk, run.manifest, out, chunk_id, threads_per_task,
+            futures = [client.submit(write_chunk_on_worker, run.manifest, out, chunk_id, threads_per_task,
                                      key=f"cardsim-{tag}-chunk-{chunk_id}", pure=False)
                        for chunk_id in chunk_ids]
             for done, future in enumerate(as_completed(futures), 1):
