@@ -299,3 +299,20 @@ def test_a_dask_worker_with_other_versions_refuses_to_write(tmp_path):
     with pytest.raises(RunFailed, match=r"a Dask worker runs cardsim .* \(the run: 0\.0\.1\)"):
         write_chunk_on_worker({"cardsim_version": "0.0.1", "numba_version": "0.1"}, str(tmp_path / "x"), 0)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_missing_chunks_is_one_scan_and_agrees_with_per_part_checks(tmp_path):
+    """Item 18: the Ctrl-C report counts saved chunks without a stat per part."""
+    from cardsim.simcore.run.output import PartialRun, part_name
+
+    run_ = PartialRun.__new__(PartialRun)
+    run_.dir, run_.manifest = tmp_path, {"tables": ["games", "hands"], "n_chunks": 50}
+    for table in ("games", "hands"):
+        (tmp_path / table).mkdir()
+    for c in range(0, 50, 3):
+        (tmp_path / "games" / part_name(c)).write_bytes(b"")
+    for c in range(0, 50, 2):
+        (tmp_path / "hands" / part_name(c)).write_bytes(b"")
+    (tmp_path / "hands" / part_name(3)).mkdir()  # not a file: not a part
+    assert run_.missing_chunks() == [c for c in range(50) if not run_.chunk_done(c)]
+    assert 0 not in run_.missing_chunks() and 3 in run_.missing_chunks()

@@ -366,7 +366,18 @@ class PartialRun:
         return all((self.dir / table / part_name(chunk_id)).is_file() for table in self.manifest["tables"])
 
     def missing_chunks(self) -> list[int]:
-        return [c for c in range(self.manifest["n_chunks"]) if not self.chunk_done(c)]
+        """Chunks without every table's part: one directory scan per table, not a stat per
+        part (a Ctrl-C report of a run of 10**6 chunks stays instant)."""
+        present = None
+        for table in self.manifest["tables"]:
+            try:
+                with os.scandir(self.dir / table) as entries:
+                    names = {e.name for e in entries if e.is_file()}
+            except (FileNotFoundError, NotADirectoryError):
+                names = set()
+            present = names if present is None else present & names
+        present = present or set()
+        return [c for c in range(self.manifest["n_chunks"]) if part_name(c) not in present]
 
     def write_chunk(self, chunk_id: int, tables: dict[str, pa.Table]) -> dict[str, int]:
         """Write one chunk's tables durably; each part appears atomically.
