@@ -66,16 +66,17 @@ from cardsim.simcore.rummy.contract import contract_ok
 from cardsim.simcore.rummy.deal import draw_stock
 from cardsim.simcore.rummy.log import (L_DEAL, L_DISCARD, L_LAYDOWN, L_LAYOFF, L_MELD, L_OUT, L_CAPPED, L_POINTS,
                                        L_RESHUFFLE, L_SWAP, L_TAKE_PILE, L_TAKE_STOCK, L_UP, _log, _pack)
-from cardsim.simcore.rummy.laydown import exact_laydown
+from cardsim.simcore.rummy.laydown import exact_laydown_table
 from cardsim.simcore.rummy.melds import LAY_HIGH, LAY_LOW, LAY_NO, LAY_SWAP, RUN, TRIO, best_laydown, lay_off
 
 from cardsim.simcore.rummy.state import (F_DIST, F_DOWN, F_NCLAIMS, GAME_LOBA, I_CAPPED, I_CLOSED1,  # noqa: F401
                                          I_RESHUFFLES, I_TURNS, I_WENT_OUT, LO_GREEDY, LO_STOP, MAXC, MAXM, N_SEATF,
                                          N_SV, P_CLAIMS, P_EXACT, P_EXTEND, P_GAME, P_MAXTURNS, P_MINUS10, P_PLAYERS,
-                                         P_SAME_TURN, P_SWAP, PH_CLAIM, PH_DISCARD, PH_END, PH_LAYDOWN, PH_LAYOFF,
-                                         PH_TAKE, S_CLAIMS, S_DOWN, S_POINTS, V_ASK, V_CAPPED, V_H, V_K, V_LAID_NOW,
-                                         V_LAST_DISC, V_LIVE, V_M, V_NM, V_NPILE, V_OUT_AT_ONCE, V_P, V_PHASE, V_RESH,
-                                         V_SP, V_TOP, V_TURNS, V_WENT_OUT, copy_state, kernel_params, new_state)
+                                         P_SAME_TURN, P_SWAP, P_TABLE, PH_CLAIM, PH_DISCARD, PH_END, PH_LAYDOWN,
+                                         PH_LAYOFF, PH_TAKE, S_CLAIMS, S_DOWN, S_POINTS, V_ASK, V_CAPPED, V_H, V_K,
+                                         V_LAID_NOW, V_LAST_DISC, V_LIVE, V_M, V_NM, V_NPILE, V_OUT_AT_ONCE, V_P,
+                                         V_PHASE, V_RESH, V_SP, V_TOP, V_TURNS, V_WENT_OUT, copy_state, kernel_params,
+                                         new_state)
 
 _M26 = np.uint64((1 << 26) - 1)
 _U26 = np.uint64(26)
@@ -484,22 +485,24 @@ def reach_markers(prm: np.ndarray, pol: np.ndarray) -> tuple:
             1 if exact_on and prm[P_EXTEND] else None, 1 if (np.asarray(pol) == POL_RANDOM).any() else None)
 
 
-def solve_laydown(exact, a1, a2, aj, k, m, mp, extend):
+def solve_laydown(exact, a1, a2, aj, k, m, mp, extend, mrow, nt, swap):
     """The lay-down solver marker ``exact`` names (:func:`reach_markers`): the exact solver,
     or the greedy one (``extend``: longer melds) when None. Returns the solvers' ``(ok, left,
-    rows, l1, l2, lj)``."""
+    rows, l1, l2, lj)``. The exact solver also weighs the same-turn lay-offs on the ``nt``
+    table melds ``mrow[:nt]`` (``nt = 0``: none; ``swap``: joker swaps allowed)."""
     if exact is None:
         return best_laydown(a1, a2, aj, k, m, mp, extend)
-    return exact_laydown(a1, a2, aj, k, m, mp)
+    return exact_laydown_table(a1, a2, aj, k, m, mp, mrow, nt, swap)
 
 
 @overload(solve_laydown)
-def _solve_laydown_typed(exact, a1, a2, aj, k, m, mp, extend):
+def _solve_laydown_typed(exact, a1, a2, aj, k, m, mp, extend, mrow, nt, swap):
     # Chosen by the marker's type while compiling: numba prunes `if exact is None` only when
     # ``exact`` is None, so a plain `if` in a kernel compiled both solvers for a marker of 1.
     if isinstance(exact, types.NoneType):
-        return lambda exact, a1, a2, aj, k, m, mp, extend: best_laydown(a1, a2, aj, k, m, mp, extend)
-    return lambda exact, a1, a2, aj, k, m, mp, extend: exact_laydown(a1, a2, aj, k, m, mp)
+        return lambda exact, a1, a2, aj, k, m, mp, extend, mrow, nt, swap: best_laydown(a1, a2, aj, k, m, mp, extend)
+    return lambda exact, a1, a2, aj, k, m, mp, extend, mrow, nt, swap: exact_laydown_table(a1, a2, aj, k, m, mp, mrow,
+                                                                                          nt, swap)
 
 
 @njit(cache=True, _nrt=True, forceinline=False)
@@ -516,7 +519,8 @@ def laydown_out(st, p, mp, exact, log, nl, log_on):
     h1, h2, hj, seat, seen, mrow, mcards, mlen, mown, pile, deck, sv = st
     k, m = sv[V_K], sv[V_M]
     a1, a2, aj = h1[p], h2[p], hj[p]
-    ok, left, rows, l1, l2, lj = solve_laydown(exact, a1, a2, aj, k, m, mp, np.int64(1))
+    ok, left, rows, l1, l2, lj = solve_laydown(exact, a1, a2, aj, k, m, mp, np.int64(1), mrow, np.int64(0),
+                                               np.int64(0))
     if not ok or n_cards(l1, l2, lj) > 1:
         return False, nl
     n = rows.shape[0]
@@ -638,7 +642,10 @@ def _lay_down_contract(st, p, prm, mp, exact, log, nl, log_on):
     greedy one, and the exact one is not compiled."""
     h1, h2, hj, seat, seen, mrow, mcards, mlen, mown, pile, deck, sv = st
     k, m = sv[V_K], sv[V_M]
-    ok, left, rows, l1, l2, lj = solve_laydown(exact, h1[p], h2[p], hj[p], k, m, mp, prm[P_EXTEND])
+    # Continental's same-turn lay-offs may go on any table meld: the exact lay-down weighs them (issue 34)
+    nt = sv[V_NM] if prm[P_SAME_TURN] and prm[P_TABLE] else np.int64(0)
+    ok, left, rows, l1, l2, lj = solve_laydown(exact, h1[p], h2[p], hj[p], k, m, mp, prm[P_EXTEND], mrow, nt,
+                                               prm[P_SWAP])
     nm0 = sv[V_NM]
     nm = build_melds(h1[p], h2[p], l1, l2, rows, p, mrow, mcards, mlen, mown, nm0)
     sv[V_NM] = nm

@@ -25,6 +25,13 @@ Exact method (:func:`exact_laydown`):
 4. the tríos take every remaining natural of their rank, the spare jokers go on the first
    trío (a trío takes any number of laid-off jokers).
 
+Continental (:func:`exact_laydown_table`, issue 34): the same-turn lay-offs may also go on the melds
+already on the table (and swap their jokers). Every choice scored in step 4 whose lay-down leaves
+more than one card is then played out with the heuristic's lay-offs (:func:`_table_closes`, the
+engine's ``greedy_layoffs`` on a copy of the table plus the new melds, after a bitmask bound); a
+choice after which at most one card is left closes the hand (-10) and beats every choice that does
+not, else the order above is kept (with an empty table it is unchanged).
+
 The best over all choices is exact for the lay-off rules of
 :func:`cardsim.simcore.rummy.melds.lay_off` (tested against a brute force over all meld
 partitions in ``tests/rummy/test_rummy_laydown.py``).
@@ -36,7 +43,9 @@ from numba import njit
 
 from cardsim.simcore.primitives.bits import popcount
 from cardsim.simcore.rummy.cards import RANK_POINTS
-from cardsim.simcore.rummy.contract import _SUIT13, _U1, RANK_COL, RUN, TRIO, _next_window, _rank_count, _take
+from cardsim.simcore.rummy.contract import (_SUIT13, _U1, LAY_HIGH, LAY_LOW, LAY_NO, LAY_SWAP, RANK_COL, RUN, TRIO,
+                                            _next_window, _rank_count, _take)
+from cardsim.simcore.rummy.melds import lay_off
 
 _U0 = np.uint64(0)
 
@@ -106,7 +115,153 @@ def _place_joker(rows, i, high, circular, no_adjacent):
 
 
 @njit(cache=True, _nrt=False)
-def _score(work, m, b1, b2, bj, k, t_rank, reserve, t_jok, best, best_rows, best_hand):
+def _t_apply(rows, i, code, where, circular):
+    """Lay ``code`` on row ``i`` (rows only: :func:`cardsim.simcore.rummy.engine.apply_layoff`)."""
+    isj = 1 if code >= 52 else 0
+    if rows[i, 0] == TRIO:
+        rows[i, 2] += 1
+        if isj:
+            rows[i, 3] += 1
+        else:
+            rows[i, 4] += 1
+        return
+    L = rows[i, 3]
+    if where == LAY_HIGH:
+        if isj:
+            rows[i, 4] |= 1 << L
+        rows[i, 3] = L + 1
+    elif where == LAY_LOW:
+        s = rows[i, 2] - 1
+        if circular:
+            s = s % 13
+        rows[i, 2] = s
+        rows[i, 4] = (rows[i, 4] << 1) | isj
+        rows[i, 3] = L + 1
+    else:  # swap
+        r = code % 13
+        for t in range(L):
+            if (rows[i, 4] >> t) & 1 and (rows[i, 2] + t) % 13 == r:
+                rows[i, 4] &= ~(1 << t)
+                break
+
+
+@njit(cache=True, _nrt=False)
+def _t_layable(rows, nr, code, mp):
+    for i in range(nr):
+        w = lay_off(rows[i], code, mp, np.bool_(False))
+        if w != LAY_NO:
+            return i, w
+    return -1, 0
+
+
+@njit(cache=True, _nrt=False)
+def _t_swap(rows, nr, code, mp):
+    """:func:`cardsim.simcore.rummy.engine.swap_target` on rows."""
+    for i in range(nr):
+        if rows[i, 0] != RUN:
+            continue
+        if lay_off(rows[i], code, mp, np.bool_(True)) != LAY_SWAP:
+            continue
+        r = code % 13
+        jk = rows[i, 4]
+        for t in range(rows[i, 3]):
+            if (jk >> t) & 1 and (rows[i, 2] + t) % 13 == r:
+                rows[i, 4] = jk & ~(1 << t)
+                break
+        for u in range(nr):
+            if rows[u, 0] != RUN:
+                continue
+            w = lay_off(rows[u], np.int64(52), mp, np.bool_(False))
+            if w != LAY_NO:
+                rows[i, 4] = jk
+                return i, u, w
+        rows[i, 4] = jk
+    return -1, -1, 0
+
+
+@njit(cache=True, _nrt=False)
+def _table_closes(work, m, c1, c2, jl, k, t_rank, tab, sim):
+    """Do the heuristic's same-turn lay-offs (:func:`cardsim.simcore.rummy.engine.greedy_layoffs`:
+    naturals in code order, joker swaps, jokers, repeated) of the hand ``c1, c2`` + ``jl`` jokers,
+    on the table melds ``tab[1:]`` then this lay-down's melds (escaleras ``work``, tríos
+    ``t_rank``), leave at most one card? ``tab[0]``: ``[melds, joker_swap, circular, no_adjacent,
+    max_jokers, min_naturals, trío rank bits, escalera suit bits]`` of the table."""
+    nt = tab[0, 0]
+    # quick bound: a natural of a rank without a trío and a suit without an escalera stays
+    rb = tab[0, 6]
+    sb = tab[0, 7]
+    for t in range(k):
+        rb |= 1 << t_rank[t]
+    for i in range(m):
+        sb |= 1 << work[i, 1]
+    mask = _U0
+    for r in range(13):
+        if (rb >> r) & 1:
+            mask |= RANK_COL[r]
+    for s in range(4):
+        if (sb >> s) & 1:
+            mask |= _SUIT13 << np.uint64(13 * s)
+    if popcount(c1 & ~mask) + popcount(c2 & ~mask) > 1:
+        return False
+    mp = (tab[0, 4], tab[0, 5], tab[0, 2], tab[0, 3])
+    circular = tab[0, 2]
+    nr = 0
+    for i in range(nt):
+        for c in range(6):
+            sim[nr, c] = tab[i + 1, c]
+        nr += 1
+    for i in range(m):
+        for c in range(6):
+            sim[nr, c] = work[i, c]
+        nr += 1
+    for t in range(k):
+        sim[nr, 0] = TRIO
+        sim[nr, 1] = t_rank[t]
+        for c in range(2, 6):
+            sim[nr, c] = 0
+        nr += 1
+    left = popcount(c1) + popcount(c2) + jl
+    changed = True
+    while changed and left > 1:
+        changed = False
+        for c in range(52):  # naturals
+            bit = _U1 << np.uint64(c)
+            while c1 & bit:
+                i, w = _t_layable(sim, nr, np.int64(c), mp)
+                if i < 0:
+                    break
+                _t_apply(sim, i, c, w, circular)
+                c1, c2 = _take(c1, c2, bit)
+                left -= 1
+                changed = True
+        if tab[0, 1]:
+            for c in range(52):  # joker swaps
+                bit = _U1 << np.uint64(c)
+                if not (c1 & bit):
+                    continue
+                i, u, w = _t_swap(sim, nr, np.int64(c), mp)
+                if i < 0:
+                    continue
+                _t_apply(sim, i, c, LAY_SWAP, circular)
+                c1, c2 = _take(c1, c2, bit)
+                left -= 1
+                w = lay_off(sim[u], np.int64(52), mp, np.bool_(False))
+                _t_apply(sim, u, 52, w, circular)
+                changed = True
+        while jl > 0:
+            i, w = _t_layable(sim, nr, np.int64(52), mp)
+            if i < 0:
+                break
+            _t_apply(sim, i, 52, w, circular)
+            jl -= 1
+            left -= 1
+            changed = True
+    return left <= 1
+
+
+
+@njit(cache=True, _nrt=False)
+def _score(work, m, b1, b2, bj, k, t_rank, reserve, t_jok, best, best_rows, best_hand, tab, sim):
     """The tríos take every remaining natural of their rank, the spare jokers go on the first one;
     keep the result in ``best = [cards, points]`` when it beats it (escaleras ``work``, hand
     ``b1, b2`` and ``bj`` jokers after the escaleras' lay-offs)."""
@@ -122,9 +277,16 @@ def _score(work, m, b1, b2, bj, k, t_rank, reserve, t_jok, best, best_rows, best
                 c1, c2 = _take(c1, c2, bit)
     extra = bj if k > 0 else 0
     n, pts = _left(c1, c2, bj - extra)
-    if n < best[0] or (n == best[0] and pts < best[1]):
+    # ``cl``: 0 when the player can close this turn (at most one card left to discard), counting the
+    # heuristic's lay-offs on the melds already on the table (``tab``, Continental: issue 34)
+    cl = 1 if n > 1 else 0
+    if cl == 1 and tab[0, 0] > 0 and (best[2] == 1 or n < best[0] or (n == best[0] and pts < best[1])):
+        if _table_closes(work, m, c1, c2, bj - extra, k, t_rank, tab, sim):
+            cl = 0
+    if cl < best[2] or (cl == best[2] and (n < best[0] or (n == best[0] and pts < best[1]))):
         best[0] = n
         best[1] = pts
+        best[2] = cl
         for i in range(m):
             for c in range(6):
                 best_rows[i, c] = work[i, c]
@@ -240,7 +402,7 @@ def _needs_search(runs, m, a1, a2, j, k, reserve):
 
 @njit(cache=True, _nrt=False)
 def _finish_search(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand, work, stk,
-                   stk_a):
+                   stk_a, tab, sim):
     """The exact lengthening when naturals are contested: a depth-first search that lays each
     fitting natural or, when it is contested, also leaves it (that end then takes no natural
     there until a joker moves it), and places the jokers as multisets of ends (non-decreasing end
@@ -283,7 +445,7 @@ def _finish_search(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best
                 top = _push(stk, stk_a, top, work, m, b1, b2, jl, dmask | (1 << e), elast)
             b1, b2 = _take(b1, b2, bit)
             _lay_natural(work, i, high, circular)
-        _score(work, m, b1, b2, jl, k, t_rank, reserve, t_jok, best, best_rows, best_hand)
+        _score(work, m, b1, b2, jl, k, t_rank, reserve, t_jok, best, best_rows, best_hand, tab, sim)
         if jl > 0:
             for e in range(2 * m - 1, elast - 1, -1):  # pushed in reverse: the lowest end is explored first
                 i = e // 2
@@ -295,7 +457,7 @@ def _finish_search(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best
 
 @njit(cache=True, _nrt=False)
 def _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand, work, seq, stk,
-            stk_a):
+            stk_a, tab, sim):
     """Lengthen the escaleras (naturals, then every multiset of joker placements), let the tríos
     take their rank and the spare jokers; keep the best result in ``best = [cards, points]``.
     ``seq``: scratch of at least ``j`` entries."""
@@ -319,7 +481,7 @@ def _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, 
                     break
                 b1, b2 = _close_runs(work, m, b1, b2, reserve, circular)
             if ok:
-                _score(work, m, b1, b2, j - used, k, t_rank, reserve, t_jok, best, best_rows, best_hand)
+                _score(work, m, b1, b2, j - used, k, t_rank, reserve, t_jok, best, best_rows, best_hand, tab, sim)
             # next non-decreasing placement sequence
             t = used - 1
             while t >= 0 and seq[t] == n_opt - 1:
@@ -333,11 +495,11 @@ def _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, 
     # (two escaleras of one suit, a trío's rank, a stranded joker); then search (issue 34)
     if best[0] > 0 and _needs_search(runs, m, a1, a2, j, k, reserve):
         _finish_search(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand, work, stk,
-                       stk_a)
+                       stk_a, tab, sim)
 
 
 @njit(cache=True, _nrt=False)
-def _trio_choices(runs, m, a1, a2, j, k, mp, best, best_rows, best_hand, work, scratch, stk, stk_a):
+def _trio_choices(runs, m, a1, a2, j, k, mp, best, best_rows, best_hand, work, scratch, stk, stk_a, tab, sim):
     """Every choice of trío ranks and core jokers after the escalera cores ``runs``.
     ``scratch``: int64 rows of :func:`exact_laydown` (allocated once per lay-down)."""
     jcap = min(mp[0], 3 - mp[1])
@@ -345,7 +507,7 @@ def _trio_choices(runs, m, a1, a2, j, k, mp, best, best_rows, best_hand, work, s
     reserve[:] = 0
     if k == 0:
         _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand, work, seq, stk,
-                stk_a)
+                stk_a, tab, sim)
         return
     # Odometer over (rank, jokers) codes per trío, non-decreasing, restricted to the codes whose
     # trío core the hand can hold alone (any other choice fails the reserve check below):
@@ -378,7 +540,7 @@ def _trio_choices(runs, m, a1, a2, j, k, mp, best, best_rows, best_hand, work, s
                     break
             if ok:
                 _finish(runs, m, a1, a2, j - jused, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand,
-                        work, seq, stk, stk_a)
+                        work, seq, stk, stk_a, tab, sim)
         t = k - 1
         while t >= 0 and idx[t] == nv - 1:
             t -= 1
@@ -401,6 +563,36 @@ def _set_core(runs, i, w, pat):
 
 @njit(cache=True, _nrt=True)
 def exact_laydown(a1, a2, jokers, k, m, mp):
+    """:func:`exact_laydown_table` with no meld on the table (Loba; tests)."""
+    return _exact_laydown(a1, a2, jokers, k, m, mp, np.zeros((1, 8), np.int64))
+
+
+@njit(cache=True, _nrt=True)
+def exact_laydown_table(a1, a2, jokers, k, m, mp, mrow, nt, joker_swap):
+    """:func:`_exact_laydown` for Continental, where same-turn lay-offs may go on any table meld:
+    a lay-down after which the heuristic's lay-offs on the ``nt`` melds ``mrow[:nt]`` already on
+    the table (and on the new ones) leave at most one card, so that the player closes (-10),
+    beats any that does not; otherwise the order is unchanged (fewest cards left by the
+    lay-down with its own lay-offs, then points)."""
+    tab = np.zeros((nt + 1, 8), np.int64)
+    tab[0, 0] = nt
+    tab[0, 1] = 1 if joker_swap else 0
+    tab[0, 2] = mp[2]
+    tab[0, 3] = mp[3]
+    tab[0, 4] = mp[0]
+    tab[0, 5] = mp[1]
+    for i in range(nt):
+        for c in range(6):
+            tab[i + 1, c] = mrow[i, c]
+        if mrow[i, 0] == TRIO:
+            tab[0, 6] |= 1 << mrow[i, 1]
+        else:
+            tab[0, 7] |= 1 << mrow[i, 1]
+    return _exact_laydown(a1, a2, jokers, k, m, mp, tab)
+
+
+@njit(cache=True, _nrt=True)
+def _exact_laydown(a1, a2, jokers, k, m, mp, tab):
     """The lay-down of ``k`` tríos + ``m`` escaleras, lengthened by same-turn lay-offs on its own
     melds, leaving the fewest cards in hand, then the fewest points.
 
@@ -413,7 +605,8 @@ def exact_laydown(a1, a2, jokers, k, m, mp):
     mj, mn, ci, na = mp[0], mp[1], mp[2], mp[3]
     runs = np.zeros((3, 6), np.int64)
     work = np.zeros((3, 6), np.int64)
-    best = np.array([1 << 30, 1 << 30], np.int64)
+    best = np.array([1 << 30, 1 << 30, 1], np.int64)  # cards, points, 1 = does not close
+    sim = np.zeros((tab[0, 0] + 6, 6), np.int64)  # the table of :func:`_table_closes`
     best_rows = np.zeros((k + m, 6), np.int64)
     best_hand = np.zeros(3, np.uint64)
     # the tríos' ranks, core jokers, codes, reserved naturals per rank; joker placements; the
@@ -426,7 +619,8 @@ def exact_laydown(a1, a2, jokers, k, m, mp):
     zero = np.int64(0)  # variables, not literals: one compiled signature per callee
     optional = np.bool_(True)
     if m == 0:
-        _trio_choices(runs, zero, a1, a2, jokers, k, mp, best, best_rows, best_hand, work, scratch, stk, stk_a)
+        _trio_choices(runs, zero, a1, a2, jokers, k, mp, best, best_rows, best_hand, work, scratch, stk, stk_a, tab,
+                      sim)
     else:
         w0 = np.int64(0)
         p0 = np.int64(0)
@@ -436,7 +630,8 @@ def exact_laydown(a1, a2, jokers, k, m, mp):
                 break
             _set_core(runs, 0, w0, p0)
             if m == 1:
-                _trio_choices(runs, np.int64(1), b1, b2, j1, k, mp, best, best_rows, best_hand, work, scratch, stk, stk_a)
+                _trio_choices(runs, np.int64(1), b1, b2, j1, k, mp, best, best_rows, best_hand, work, scratch, stk,
+                              stk_a, tab, sim)
             else:
                 w1 = w0
                 p1 = np.int64(0)
@@ -446,7 +641,8 @@ def exact_laydown(a1, a2, jokers, k, m, mp):
                         break
                     _set_core(runs, 1, w1, p1)
                     if m == 2:
-                        _trio_choices(runs, np.int64(2), c1, c2, j2, k, mp, best, best_rows, best_hand, work, scratch, stk, stk_a)
+                        _trio_choices(runs, np.int64(2), c1, c2, j2, k, mp, best, best_rows, best_hand, work, scratch,
+                                      stk, stk_a, tab, sim)
                     else:
                         w2 = w1
                         p2 = np.int64(0)
@@ -456,7 +652,7 @@ def exact_laydown(a1, a2, jokers, k, m, mp):
                                 break
                             _set_core(runs, 2, w2, p2)
                             _trio_choices(runs, np.int64(3), d1, d2, j3, k, mp, best, best_rows, best_hand, work,
-                                          scratch, stk, stk_a)
+                                          scratch, stk, stk_a, tab, sim)
                             p2 += 1
                     p1 += 1
             p0 += 1
