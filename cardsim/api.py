@@ -481,15 +481,13 @@ def ladder(game: str, policies: Optional[Sequence[str] | str] = None, field: str
         ``.summary()``: the ratings (win rate, points, score against the field, Elo, 95% intervals);
         ``.tables["games"]``: one row per game.
     """
-    import json
-    import shutil
 
     from cardsim.analysis.ladder import ratings
-    from cardsim.simcore.run.folders import write_checksums
+    from cardsim.simcore.run.folders import write_study_folder
     from cardsim.cli.render import _LazyProgress
     from cardsim.simcore.run import lifecycle
     from cardsim.simcore.study.ladder import LadderConfig, play_ladder, validate
-    from cardsim.simcore.run.output import check_output_path, replace_directory
+    from cardsim.simcore.run.output import check_output_path
     from cardsim.simcore.run.runner import set_threads
     from cardsim.simcore.framework.tasks import BUDGETED_POLICIES, canonical_policy
 
@@ -524,17 +522,8 @@ def ladder(game: str, policies: Optional[Sequence[str] | str] = None, field: str
     finally:
         bar.close()
     table = ratings(frame, config.seed)
-    if out is not None:  # written beside, then renamed into place under the output lock
-        with lifecycle.OutputLock(out):
-            lifecycle.clean_debris(out)
-            tmp = out.parent / f".{out.name}.partial.ladder"
-            shutil.rmtree(tmp, ignore_errors=True)
-            tmp.mkdir(parents=True)
-            (tmp / "ladder.json").write_text(json.dumps(config.manifest(), ensure_ascii=False, indent=2) + "\n")
-            table.to_parquet(tmp / "ratings.parquet", index=False)
-            frame.to_parquet(tmp / "games.parquet", index=False)
-            write_checksums(tmp)  # last: every table of the folder, checked by verify, report and load
-            replace_directory(tmp, out, overwrite)
+    if out is not None:
+        write_study_folder(out, overwrite, "ladder", config.manifest(), {"ratings": table, "games": frame})
     meta = dict(config.manifest(), players=rules.players)
     return TableResult({"ratings": table, "games": frame}, meta, out, "ratings")
 
@@ -575,16 +564,14 @@ def balance(game: str, policies: Optional[Sequence[str] | str] = None, field: st
         ``compare``, ``difference``); ``.tables["seats"]``, ``.tables["games"]``: the
         played games.
     """
-    import json
-    import shutil
 
     from cardsim.analysis.balance import card, compare_cards
-    from cardsim.simcore.run.folders import write_checksums
+    from cardsim.simcore.run.folders import write_study_folder
     from cardsim.cli.render import _LazyProgress
     from cardsim.simcore.framework.tasks import canonical_policy
     from cardsim.simcore.run import lifecycle
     from cardsim.simcore.run.estimate import MAX_SECONDS, estimate, human_time
-    from cardsim.simcore.run.output import check_output_path, replace_directory
+    from cardsim.simcore.run.output import check_output_path
     from cardsim.simcore.run.runner import set_threads
     from cardsim.simcore.study.balance import (DEFAULT_POLICIES, BalanceConfig, play_balance, table_options, to_frames,
                                                validate)
@@ -642,18 +629,8 @@ def balance(game: str, policies: Optional[Sequence[str] | str] = None, field: st
                 points_lower_is_better=bool(first.points_lower_is_better), no_winner_group=first.no_winner_group)
     if len(configs) > 1:
         meta["compare_rules"] = configs[1].rules.to_dict()
-    if out is not None:  # written beside, then renamed into place under the output lock
-        with lifecycle.OutputLock(out):
-            lifecycle.clean_debris(out)
-            tmp = out.parent / f".{out.name}.partial.balance"
-            shutil.rmtree(tmp, ignore_errors=True)
-            tmp.mkdir(parents=True)
-            (tmp / "balance.json").write_text(json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
-            table.to_parquet(tmp / "card.parquet", index=False)
-            seats.to_parquet(tmp / "seats.parquet", index=False)
-            played.to_parquet(tmp / "games.parquet", index=False)
-            write_checksums(tmp)  # last: every table of the folder, checked by verify, report and load
-            replace_directory(tmp, out, overwrite)
+    if out is not None:
+        write_study_folder(out, overwrite, "balance", meta, {"card": table, "seats": seats, "games": played})
     return TableResult({"card": table, "seats": seats, "games": played}, meta, out, "card")
 
 
@@ -703,12 +680,12 @@ def tune(game: str, switches: Sequence[str], objectives: Sequence[str], constrai
     import pandas as pd
 
     from cardsim.analysis.tune import candidate_table, estimates
-    from cardsim.simcore.run.folders import write_checksums
+    from cardsim.simcore.run.folders import write_study_folder
     from cardsim.cli.render import _LazyProgress
     from cardsim.simcore.framework.tasks import canonical_policy
     from cardsim.simcore.run import lifecycle
     from cardsim.simcore.run.estimate import MAX_SECONDS, estimate, human_time
-    from cardsim.simcore.run.output import check_output_path, replace_directory
+    from cardsim.simcore.run.output import check_output_path
     from cardsim.simcore.run.runner import set_threads
     from cardsim.simcore.study.balance import table_options
     from cardsim.simcore.study.tune import Constraint, Objective, TuneConfig, race, validate
@@ -764,9 +741,12 @@ def tune(game: str, switches: Sequence[str], objectives: Sequence[str], constrai
         config = dataclasses.replace(config, cache=str(cache))
     bar = _LazyProgress(progress, f"tune {game} ({len(candidates)} candidates)", config.budget)
     try:
-        states, log = race(config, lambda alive, w: estimates(config, alive, w),
-                           on_round=lambda r, spent, total: (bar.update(spent, total),
-                                                             on_round and on_round(r, spent, total)))
+        def after_round(round_no: int, spent: int, total: int) -> None:
+            bar.update(spent, total)
+            if on_round is not None:
+                on_round(round_no, spent, total)
+
+        states, log = race(config, lambda alive, w: estimates(config, alive, w), on_round=after_round)
     except KeyboardInterrupt:
         if cache is not None:
             raise Interrupted("interrupted; the games played so far are saved: rerun the same command with "
@@ -780,16 +760,7 @@ def tune(game: str, switches: Sequence[str], objectives: Sequence[str], constrai
         s.deals for s in states) * len(first.tables())), grid_games_at_final_deals=int(
         max(s.deals for s in states) * len(states) * len(first.tables())))
     if out is not None:
-        with lifecycle.OutputLock(out):
-            lifecycle.clean_debris(out)
-            tmp = out.parent / f".{out.name}.partial.tune"
-            shutil.rmtree(tmp, ignore_errors=True)
-            tmp.mkdir(parents=True)
-            (tmp / "tune.json").write_text(json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
-            table.to_parquet(tmp / "candidates.parquet", index=False)
-            rounds.to_parquet(tmp / "rounds.parquet", index=False)
-            write_checksums(tmp)  # last: every table of the folder, checked by verify, report and load
-            replace_directory(tmp, out, overwrite)
+        write_study_folder(out, overwrite, "tune", meta, {"candidates": table, "rounds": rounds})
         shutil.rmtree(cache, ignore_errors=True)  # the race is written: its saved games are not needed
     return TableResult({"candidates": table, "rounds": rounds}, meta, out, "candidates")
 

@@ -117,7 +117,7 @@ def test_bad_input_is_one_line_and_exit_2(args, message, capsys):
     assert out == "" and len(err.strip().splitlines()) == 1
 
 
-def test_unused_names_stay_out_of_the_table():
+def test_a_two_candidate_race_ranks_both():
     result = cardsim.tune("tusac", switches=["players=2,4"], objectives=["turns"], budget=400, batch=100, seed=1,
                           progress=False)
     table = result.summary()

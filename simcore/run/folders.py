@@ -84,3 +84,24 @@ def check_folder(folder: str | os.PathLike, datasets: bool = True) -> None:
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise ConfigError(f"{folder} is damaged: {problems[0]}{more}; run 'cardsim verify {folder}' for details")
+
+
+def write_study_folder(out: Path, overwrite: bool, kind: str, meta: dict, tables: dict) -> None:
+    """Write a study folder: ``KIND.json`` (``meta``), each ``tables[name]`` as
+    ``name.parquet`` and :data:`CHECKSUMS` (last), beside ``out``, then rename it into
+    place under the output's lock (``out`` checked with ``check_output_path`` before)."""
+    import shutil
+
+    from cardsim.simcore.run import lifecycle
+    from cardsim.simcore.run.output import replace_directory
+
+    with lifecycle.OutputLock(out):
+        lifecycle.clean_debris(out)
+        tmp = out.parent / f".{out.name}.partial.{kind}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        (tmp / f"{kind}.json").write_text(json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
+        for name, frame in tables.items():
+            frame.to_parquet(tmp / f"{name}.parquet", index=False)
+        write_checksums(tmp)
+        replace_directory(tmp, out, overwrite)

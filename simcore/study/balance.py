@@ -16,8 +16,8 @@ The figures are computed on the pandas side (:mod:`cardsim.analysis.balance`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -26,31 +26,19 @@ from cardsim.simcore.framework.balance import BalanceOutcomes
 from cardsim.simcore.framework.config import ConfigError
 from cardsim.simcore.framework.registry import get_spec
 from cardsim.simcore.framework.spec import resolve_ref
+from cardsim.simcore.study.ladder import LadderConfig, table_options
 
 #: Strengths of the card when ``--policies`` is not given (``search`` at its default budget).
 DEFAULT_POLICIES = ("random", "heuristic", "search")
 
 
 @dataclass(frozen=True)
-class BalanceConfig:
-    """One card: the game, its rules, the strengths, the field, n deals, the seed."""
-
-    game: str
-    rules: Any
-    policies: tuple[str, ...]
-    field: str
-    n: int
-    seed: int
-    options: Mapping[str, Any] = field(default_factory=dict)
-    chunk_size: int | None = None
+class BalanceConfig(LadderConfig):
+    """One card: the game, its rules, the strengths, the field, n deals, the seed (the
+    fields of a ladder, :class:`~cardsim.simcore.study.ladder.LadderConfig`)."""
 
     def manifest(self) -> dict[str, Any]:
-        from cardsim.simcore import __version__
-
-        return {"kind": "balance", "cardsim_version": __version__, "game": self.game, "rules": self.rules.to_dict(),
-                "house_choices": dict(self.rules.HOUSE_CHOICES), "policies": list(self.policies),
-                "field": self.field, "n": self.n, "seed": self.seed, "options": dict(self.options),
-                "players": self.rules.players}
+        return {**super().manifest(), "kind": "balance", "players": self.rules.players}
 
     def tables(self) -> list[tuple[str, int, list[str]]]:
         """``(strength, rotation, seat policies)`` of every table in play order;
@@ -75,16 +63,6 @@ class BalancePlay:
     config: BalanceConfig
     alone: dict[str, BalanceOutcomes]
     rotations: dict[str, list[BalanceOutcomes]]
-
-
-def table_options(config: BalanceConfig, seats: list[str]) -> dict[str, Any]:
-    """The validated play options of one table (``seats``: the policy of each seat)."""
-    task = get_spec(config.game).play
-    options = dict(config.options)
-    options["policy"] = list(seats)
-    options = task.parse_options(config.rules, options)
-    task.check_options(config.rules, options)
-    return options
 
 
 def validate(config: BalanceConfig) -> None:

@@ -49,13 +49,18 @@ def seat_policies(config: LadderConfig, policy: str, seat: int) -> list[str]:
     return [policy if s == seat else config.field for s in range(players)]
 
 
-def _seat_options(config: LadderConfig, policy: str, seat: int) -> dict[str, Any]:
+def table_options(config: LadderConfig, seats: list[str]) -> dict[str, Any]:
+    """The validated play options of one table (``seats``: the policy of each seat)."""
     task = get_spec(config.game).play
     options = dict(config.options)
-    options["policy"] = seat_policies(config, policy, seat)
+    options["policy"] = list(seats)
     options = task.parse_options(config.rules, options)
     task.check_options(config.rules, options)
     return options
+
+
+def _seat_options(config: LadderConfig, policy: str, seat: int) -> dict[str, Any]:
+    return table_options(config, seat_policies(config, policy, seat))
 
 
 def validate(config: LadderConfig) -> None:
