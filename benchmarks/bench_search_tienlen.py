@@ -42,17 +42,17 @@ def positions(rules, budget, wanted, seed=2024):
 
 def time_decisions(rules, budget, pos):
     prm = kernel_params(rules)
-    st, hands, srng = pos[0]
-    _decide(st.copy(), hands.copy(), prm, np.int64(budget), np.uint64(srng))  # compile / load cache
+    st, hands, srng, opp_ll = pos[0]
+    _decide(st.copy(), hands.copy(), prm, np.int64(budget), np.uint64(srng), opp_ll.copy())  # compile / load cache
     searched_time = 0.0
     searched_cpu = 0.0
     rollouts = 0
     searched = 0
     free = 0
-    for st, hands, srng in pos:
-        st, hands = st.copy(), hands.copy()
+    for st, hands, srng, opp_ll in pos:
+        st, hands, opp_ll = st.copy(), hands.copy(), opp_ll.copy()
         t, c = time.perf_counter(), time.thread_time()
-        used = _decide(st, hands, prm, np.int64(budget), np.uint64(srng))[3]
+        used = _decide(st, hands, prm, np.int64(budget), np.uint64(srng), opp_ll)[3]
         dt, dc = time.perf_counter() - t, time.thread_time() - c
         if used:
             searched += 1

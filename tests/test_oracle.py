@@ -58,7 +58,7 @@ def test_tienlen_oracle_decisions_follow_the_hidden_cards():
             pos = search_position(dealt, rules, ["oracle:64", "heuristic", "heuristic", "heuristic"], 0, nth)
             if pos is None:
                 continue
-            st, hands, srng = pos
+            st, hands, srng, _ = pos
             choice = decide(st, hands, rules, -64, srng)
             assert decide(st, hands, rules, -64, srng) == choice  # deterministic on one state
             for _ in range(4):

@@ -176,11 +176,16 @@ def parse_policy_text(text: str, players: int, names: Sequence[str], default: st
 
 
 #: Policies that take a budget: ``search`` or ``search:N`` (N rollouts per decision).
-BUDGETED_POLICIES = ("search", "oracle")
+BUDGETED_POLICIES = ("search", "oracle", "search-plain")
 #: Policies that see every hidden card (and the stock), each with the policy whose kernel code
 #: it runs as: the labelled upper bound of measured skill, never a default. ``oracle`` is the
 #: search on the true state: the search's code with the budget negated (see :func:`seat_budgets`).
 PEEKING_POLICIES = {"oracle": "search"}
+#: Earlier versions of a game's search, kept reachable: each runs as the policy it maps to,
+#: with :data:`PLAIN_FLAG` set in the seat's budget word (games opt in, see :func:`with_plain_search`).
+PLAIN_POLICIES = {"search-plain": "search"}
+#: Budget-word bit of a ``search-plain`` seat (budgets are below ``MAX_SEARCH_BUDGET``).
+PLAIN_FLAG = 1 << 32
 #: The budget of a bare ``search`` (rollouts per decision), unless a game says otherwise.
 DEFAULT_SEARCH_BUDGET = 64
 MAX_SEARCH_BUDGET = 1 << 20
@@ -208,6 +213,18 @@ def split_policy(name: str) -> tuple[str, int]:
 def with_peeking(names: Sequence[str]) -> tuple[str, ...]:
     """A game's policy names (its kernels' codes) plus the peeking ``oracle``, for games with a search."""
     return tuple(names) + tuple(p for p, runs_as in PEEKING_POLICIES.items() if runs_as in names and p not in names)
+
+
+def with_plain_search(names: Sequence[str]) -> tuple[str, ...]:
+    """A game's policy names plus ``search-plain``, for a game whose search has a plain mode."""
+    return tuple(names) + tuple(p for p, runs_as in PLAIN_POLICIES.items() if runs_as in names and p not in names)
+
+
+def plain_seats(policies, players: int) -> np.ndarray:
+    """Which seats play a plain search (``search-plain``), bool[players]."""
+    if isinstance(policies, str):
+        policies = [policies] * players
+    return np.array([isinstance(p, str) and split_policy(p)[0] in PLAIN_POLICIES for p in policies], bool)
 
 
 def canonical_policy(name: str, names: Sequence[str]) -> str:
@@ -243,6 +260,7 @@ def seat_budgets(codes: np.ndarray, policies, players: int, search_code: int):
         return None
     budgets = policy_budgets(policies, players)
     budgets[(codes == search_code) & (budgets == 0)] = DEFAULT_SEARCH_BUDGET
+    budgets[plain_seats(policies, players)] |= PLAIN_FLAG
     peek = peeking_seats(policies, players)
     budgets[peek] = -budgets[peek]
     return budgets
@@ -264,6 +282,8 @@ def policy_codes(policies, players: int, names: Sequence[str]) -> np.ndarray:
             p = split_policy(p)[0]
             if PEEKING_POLICIES.get(p) in names:
                 p = PEEKING_POLICIES[p]  # seat_budgets marks the seat as peeking
+            elif PLAIN_POLICIES.get(p) in names:
+                p = PLAIN_POLICIES[p]  # seat_budgets marks the seat as plain
             if p not in names:
                 raise ValueError(f"unknown policy {p!r} (known: {', '.join(names)})")
             p = names.index(p)

@@ -303,9 +303,11 @@ def decide_and_apply(st, hands, P, seat, policy, move, mcls, is_passed, log, nl,
 
 
 @njit(cache=True, _nrt=False)
-def run_turns(st, hands, prm, pol, rng, seat, log, nl, log_on, acls, amin, counts, cand, ccls, stop_seat):
+def run_turns(st, hands, prm, pol, rng, seat, log, nl, log_on, acls, amin, counts, cand, ccls, stop_seat,
+              pause_each):
     """Play turns until the game ends (``RUN_DONE``), ``stop_seat`` (>= 0) has a place
-    (``RUN_STOPPED``) or a ``search`` seat must decide (``RUN_SEARCH``, nothing applied).
+    (``RUN_STOPPED``) or a ``search`` seat must decide (``RUN_SEARCH``, nothing applied;
+    with ``pause_each``, any seat: the fitted search observes every decision).
 
     ``pol`` int64[players]: policy codes. ``seat`` int16[N_SEAT, players] must have one
     column per player. Returns ``(outcome, rng state, log rows used)``.
@@ -319,7 +321,7 @@ def run_turns(st, hands, prm, pol, rng, seat, log, nl, log_on, acls, amin, count
         n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
         if has_decision(h, st, n_acl, is_passed, acls, amin, counts):
             p = pol[turn]
-            if p == POL_SEARCH:
+            if p == POL_SEARCH or pause_each:
                 return RUN_SEARCH, rng, nl
             opp_min = opponents_min(st, P, turn)
             move, mcls, rng = choose(p, h, n_acl, acls, amin, counts, st[ST_REQ], can_pass, st[ST_TABLE_CLS],

@@ -40,13 +40,13 @@ from cardsim.simcore.framework.tasks import seat_budgets
 from cardsim.simcore.framework.tasks import policy_codes as _policy_codes
 from cardsim.simcore.tienlen.deal import deal_into, deal_plan, hand_flags, hand_flags_colour
 from cardsim.simcore.tienlen.engine import (META_DTYPES, META_NAMES, N_META, N_SEAT, P_K, P_PLAYERS, PARAMS,
-                                            RUN_DONE, SEAT_DTYPES, SEAT_NAMES, ST_SIZE, ST_TURN, ST_WINNER,
-                                            decide_and_apply, finish_game, run_turns, start_game, turn_options)
+                                            RUN_DONE, SEAT_DTYPES, SEAT_NAMES, ST_SIZE, ST_WINNER, finish_game,
+                                            run_turns, start_game)
 from cardsim.simcore.tienlen.log import LOG_CAP, format_log
 from cardsim.simcore.tienlen.moves import N_CLASSES
 from cardsim.simcore.tienlen.policies import POL_SEARCH, POLICIES
 from cardsim.simcore.tienlen.rules import TienLenRules
-from cardsim.simcore.tienlen.search import search_decision
+from cardsim.simcore.tienlen.search import N_MODELS, any_fitted, decide_pending
 
 #: Scratch for the heuristic's candidate plays (the most canonical plays of one hand).
 CAND_CAP = 512
@@ -60,20 +60,21 @@ def play_dealt(hands, rng, srng, first, prev_winner, prm, pol, budgets, st, flag
     ``(winner, log rows used, srng)``."""
     P = prm[P_PLAYERS]
     nl = start_game(hands, first, prev_winner, prm, st, flags, meta, seat, log, log_on)
-    while True:
+    if budgets is None:
+        # No search seat (numba prunes the search at compile time, so a run without
+        # one never compiles it); run_turns only stops early for a search seat.
         outcome, rng, nl = run_turns(st, hands, prm, pol, rng, seat, log, nl, log_on, acls, amin, counts, cand,
-                                     ccls, np.int64(-1))
-        if outcome == RUN_DONE:
-            break
-        if budgets is None:
-            # No search seat (numba prunes the search at compile time, so a run without
-            # one never compiles it); run_turns only stops early for a search seat.
-            break
-        turn = st[ST_TURN]
-        move, mcls, srng, used = search_decision(st, hands, prm, budgets[turn], srng, acls, amin, counts, cand,
-                                                 ccls)
-        n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
-        nl = decide_and_apply(st, hands, P, seat, POL_SEARCH, move, mcls, is_passed, log, nl, log_on)
+                                     ccls, np.int64(-1), np.bool_(False))
+    else:
+        observe = any_fitted(pol, budgets)
+        opp_ll = np.zeros((P, P, N_MODELS))
+        while True:
+            outcome, rng, nl = run_turns(st, hands, prm, pol, rng, seat, log, nl, log_on, acls, amin, counts, cand,
+                                         ccls, np.int64(-1), observe)
+            if outcome == RUN_DONE:
+                break
+            rng, srng, nl = decide_pending(st, hands, prm, pol, budgets, rng, srng, opp_ll, observe, seat, log, nl,
+                                           log_on, acls, amin, counts, cand, ccls)
     finish_game(st, hands, prm, meta, seat)
     return st[ST_WINNER], nl, srng
 

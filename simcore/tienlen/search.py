@@ -1,4 +1,4 @@
-"""Tiến Lên search policy: determinized flat Monte Carlo with heuristic rollouts.
+"""Tiến Lên search policy: determinized flat Monte Carlo with fitted opponent models.
 
 At each decision of a ``search:N`` seat (every decision type of the game: a lead, a
 follow or pass, and a passed player's bomb-or-pass-again under ``bombs_after_pass``):
@@ -18,12 +18,32 @@ follow or pass, and a passed player's bomb-or-pass-again under ``bombs_after_pas
    the seat's information (its hand, the played cards, the counts, the table), never
    the opponents' hands. (Passing is voluntary in Tiến Lên, so a pass reveals nothing;
    the absence of an instant win is not conditioned on.)
-3. **Rollouts** -- each candidate is applied in each world and the game is played on by
-   the heuristic at every seat (the same engine step as real play, :func:`.engine.run_turns`)
-   until the seat's place is known (the end of the game under ``per_card`` scoring).
-4. **Choice** -- the most wins, then the most points (summed over the worlds).
+3. **Rollouts** -- each candidate is applied in each world and the game is played on
+   (the same engine step as real play, :func:`.engine.run_turns`) until the seat's place
+   is known (the end of the game under ``per_card`` scoring). The seat itself plays the
+   heuristic; each opponent plays a model drawn, per world, from the seat's posterior
+   over :data:`OPPONENT_MODELS` for that opponent (see 5).
+4. **Choice** -- the most wins, then the most points (summed over the worlds); but the
+   search keeps the heuristic's first candidate unless the paired evidence for the
+   other is clear: the sum over worlds of the win differences must exceed ``GATE_Z``
+   times the root of their sum of squares (a sign test on the shared worlds). With a
+   few worlds per candidate an ungated argmax mostly follows rollout noise.
+5. **Opponent models** -- every search seat keeps, for each opponent, a log-likelihood
+   of each model of :data:`OPPONENT_MODELS` (heuristic, greedy, random), updated at
+   every decision that opponent makes before it has passed in the trick
+   (:func:`observe_decision`). The likelihood of a decision under a model is its
+   probability under that model averaged over ``OBSERVE_WORLDS`` hands of the opponent
+   drawn from the cards the observer cannot see and holding the cards the decision
+   played, floored at ``MODEL_FLOOR``. (Holding the played cards is a factor common to
+   every model, so conditioning on it changes no likelihood ratio.) It reads only the
+   observer's hand and the public record, never an opponent's hand.
 
-The ``oracle`` (a negative budget) is the same search on the true deal: it sees every
+``search-plain:N`` is the search before the models and the gate (heuristic rollouts for
+every seat, plain argmax): its budget word carries
+:data:`~cardsim.simcore.framework.tasks.PLAIN_FLAG`. The gate and the models change
+results on purpose; ``search-plain`` reproduces the old ones bit for bit.
+
+The ``oracle`` (a negative budget) is the plain search on the true deal: it sees every
 hand, so one rollout per candidate decides (the heuristic draws no random numbers).
 
 Randomness comes only from the search stream (``search_key(seed, game)``, advanced
@@ -34,18 +54,34 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cardsim.simcore.framework.tasks import PLAIN_FLAG
+from cardsim.simcore.primitives.bits import popcount
 from cardsim.simcore.primitives.movelog import LOG_WIDTH
-from cardsim.simcore.primitives.rng import shuffle_prefix
+from cardsim.simcore.primitives.rng import next_u64, shuffle_prefix
 from cardsim.simcore.tienlen.engine import (N_META, N_SEAT, P_PLAYERS, P_SCORING, RUN_DONE, SCORING_PER_CARD,
                                             ST_ACTIVE, ST_FLOOR, ST_NCARDS, ST_PLACE, ST_PLAYED, ST_REQ, ST_SIZE,
                                             ST_TABLE_CLS, ST_TURN, decide_and_apply, opponents_min, run_turns,
                                             seat_points, start_game, turn_options)
 from cardsim.simcore.tienlen.moves import N_CLASSES, count_moves, unrank_move
-from cardsim.simcore.tienlen.policies import (GOES_OUT, POL_HEURISTIC, POL_SEARCH, _eval, heuristic_candidates,
+from cardsim.simcore.tienlen.policies import (GOES_OUT, POL_GREEDY, POL_HEURISTIC, POL_RANDOM, POL_SEARCH, _eval,
+                                              choose, choose_greedy, choose_heuristic, heuristic_candidates,
                                               pass_value, play_value)
 
 #: Plays evaluated at one decision (plus the pass); more legal plays are prefiltered.
 MAX_CANDIDATES = 10
+#: The policies a search seat fits to each opponent (policy codes, in posterior order).
+OPPONENT_MODELS = (POL_HEURISTIC, POL_GREEDY, POL_RANDOM)
+N_MODELS = 3
+#: Prior probability of each opponent model before any evidence.
+MODEL_PRIOR = (0.8, 0.1, 0.1)
+#: Opponent hands drawn per observed decision to score the models' likelihoods.
+OBSERVE_WORLDS = 8
+#: A model that never makes the observed decision keeps this likelihood (players err).
+MODEL_FLOOR = 0.02
+#: The search leaves the heuristic's first candidate only when the paired win difference
+#: summed over the worlds exceeds ``GATE_Z * sqrt(sum of squared differences)``.
+GATE_Z = 1.5
+_PLAIN_MASK = np.int64(PLAIN_FLAG - 1)
 _FULL_DECK = np.int64((1 << 52) - 1)
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
@@ -133,10 +169,10 @@ def deal_world(st, P, me, hand, cards, world):
 
 @njit(cache=True, _nrt=False)
 def rollout(st, world, prm, pol, me, move, mcls, is_passed, st2, hands2, seat2, log, acls, amin, counts, cand, ccls,
-            stop):
+            stop, rrng):
     """Apply ``me``'s decision in a copy of ``st`` with the hands ``world`` and let the
-    policies ``pol`` play on until ``stop`` has a place (or the end of the game when
-    ``stop < 0``). Returns ``(won, points)`` of ``me``."""
+    policies ``pol`` play on (random ones drawing from ``rrng``) until ``stop`` has a
+    place (or the end of the game when ``stop < 0``). Returns ``(won, points)`` of ``me``."""
     P = prm[P_PLAYERS]
     for i in range(ST_SIZE):
         st2[i] = st[i]
@@ -145,18 +181,50 @@ def rollout(st, world, prm, pol, me, move, mcls, is_passed, st2, hands2, seat2, 
     # Typed flags: the rollouts reuse the run_turns real play compiled (a literal
     # specialization compiles it again for no measurable speed).
     decide_and_apply(st2, hands2, P, seat2, POL_HEURISTIC, move, mcls, is_passed, log, np.int64(0), np.bool_(False))
-    run_turns(st2, hands2, prm, pol, _U0, seat2, log, np.int64(0), np.bool_(False), acls, amin, counts, cand, ccls,
-              stop)
+    run_turns(st2, hands2, prm, pol, rrng, seat2, log, np.int64(0), np.bool_(False), acls, amin, counts, cand, ccls,
+              stop, np.bool_(False))
     return st2[ST_PLACE + me] == 1, seat_points(st2, hands2, prm, me)
 
 
 @njit(cache=True)
-def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls):
+def _draw_models(srng, opp_ll, P, me, pol):
+    """Each opponent's rollout policy drawn from ``me``'s posterior ``opp_ll[me]`` (into
+    ``pol``; ``me`` plays the heuristic). Returns the search stream's state."""
+    for o in range(P):
+        if o == me:
+            pol[o] = POL_HEURISTIC
+            continue
+        top = opp_ll[me, o, 0]
+        for m in range(1, N_MODELS):
+            top = max(top, opp_ll[me, o, m])
+        total = 0.0
+        for m in range(N_MODELS):
+            total += MODEL_PRIOR[m] * np.exp(opp_ll[me, o, m] - top)
+        srng, x = next_u64(srng)
+        u = (x >> np.uint64(11)) * (1.0 / 9007199254740992.0) * total
+        pick = N_MODELS - 1
+        acc = 0.0
+        for m in range(N_MODELS):
+            acc += MODEL_PRIOR[m] * np.exp(opp_ll[me, o, m] - top)
+            if u < acc:
+                pick = m
+                break
+        pol[o] = OPPONENT_MODELS[pick]
+    return srng
+
+
+@njit(cache=True)
+def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls, opp_ll):
     """The search's decision for the seat to move: ``(mask, class, srng, rollouts)``
-    (class -1 = pass). Reads of ``hands`` only the mover's own hand. ``budget``:
-    rollouts per decision (``worlds x candidates``, at least one world); a negative
-    budget is the ``oracle``: it **peeks**, rolling every candidate out once on the true
-    hands (the labelled upper bound of measured skill, never a default)."""
+    (class -1 = pass). Reads of ``hands`` only the mover's own hand.
+
+    ``budget``: the seat's budget word: rollouts per decision (``worlds x candidates``, at
+    least one world), plus ``PLAIN_FLAG`` for ``search-plain``; a negative budget is the
+    ``oracle``: it **peeks**, rolling every candidate out once on the true hands (the
+    labelled upper bound of measured skill, never a default). ``opp_ll``
+    float64[players, players, N_MODELS]: each seat's log-likelihood of each opponent
+    model (:func:`observe_decision`; read only by the fitted search).
+    """
     P = prm[P_PLAYERS]
     me = st[ST_TURN]
     h = hands[me]
@@ -170,6 +238,9 @@ def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls
     if n == 1 or out_v[0] == GOES_OUT:
         return out_m[0], out_c[0], srng, 0
     peek = budget < 0
+    fitted = budget > 0 and budget < PLAIN_FLAG
+    if budget >= PLAIN_FLAG:
+        budget &= _PLAIN_MASK
     # the oracle's one world is the true deal: heuristic rollouts from it are deterministic
     worlds = 1 if peek else max(1, budget // n)
     cards = np.zeros(52, np.int64)
@@ -180,6 +251,8 @@ def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls
             need += st[ST_NCARDS + o]
     wins = np.zeros(n, np.int64)
     points = np.zeros(n, np.int64)
+    # per-world wins of each candidate, for the gate's paired test
+    won_in = np.zeros((n, worlds if fitted else 1), np.int64)
     world = np.zeros(8, np.uint64)
     st2 = np.zeros(ST_SIZE, np.int64)
     hands2 = np.zeros(8, np.uint64)
@@ -187,6 +260,7 @@ def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls
     pol = np.full(P, POL_HEURISTIC, np.int64)
     log = np.zeros((1, LOG_WIDTH), np.int64)
     stop = -1 if prm[P_SCORING] == SCORING_PER_CARD else me
+    rrng = _U0
     for w in range(worlds):
         if peek:
             for o in range(8):
@@ -194,16 +268,104 @@ def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls
         else:
             srng = shuffle_prefix(srng, cards[:n_unseen], need)
             deal_world(st, P, me, h, cards, world)
+        if fitted:
+            srng = _draw_models(srng, opp_ll, P, me, pol)
+            srng, rrng = next_u64(srng)
         for c in range(n):
             won, pts = rollout(st, world, prm, pol, me, out_m[c], out_c[c], is_passed, st2, hands2, seat2, log, acls,
-                               amin, counts, cand, ccls, stop)
+                               amin, counts, cand, ccls, stop, rrng)
             wins[c] += won
             points[c] += pts
+            if fitted:
+                won_in[c, w] = won
     best = 0
     for c in range(1, n):
         if wins[c] > wins[best] or (wins[c] == wins[best] and points[c] > points[best]):
             best = c
+    if fitted and best != 0:
+        total = 0.0
+        squares = 0.0
+        for w in range(worlds):
+            d = float(won_in[best, w] - won_in[0, w])
+            total += d
+            squares += d * d
+        if total <= GATE_Z * np.sqrt(squares):
+            best = 0
     return out_m[best], out_c[best], srng, worlds * n
+
+
+@njit(cache=True)
+def observe_decision(st, hands, prm, pol, budgets, move, mcls, n_acl, can_pass, acls, amin, counts, cand, ccls, srng,
+                     opp_ll):
+    """Update every fitted search seat's model log-likelihoods ``opp_ll[seat, mover]``
+    with the decision ``(move, mcls)`` (class -1 = pass) the seat to move is about to
+    make, before it is applied. Reads of ``hands`` only each observer's own hand.
+    Returns the search stream's state."""
+    P = prm[P_PLAYERS]
+    turn = st[ST_TURN]
+    need = st[ST_NCARDS + turn] - popcount(move)
+    opp_min = opponents_min(st, P, turn)
+    heads_up = st[ST_ACTIVE] == 2
+    req = st[ST_REQ]
+    table_cls = st[ST_TABLE_CLS]
+    cards = np.zeros(52, np.int64)
+    like = np.zeros(N_MODELS)
+    for s in range(P):
+        if s == turn or pol[s] != POL_SEARCH or budgets[s] <= 0 or budgets[s] >= PLAIN_FLAG:
+            continue
+        n = unseen_cards(st, hands[s], cards)
+        k = 0
+        for i in range(n):  # the mover holds the cards it plays
+            if not (move >> np.uint64(cards[i])) & _U1:
+                cards[k] = cards[i]
+                k += 1
+        like[:] = 0.0
+        for w in range(OBSERVE_WORLDS):
+            srng = shuffle_prefix(srng, cards[:k], need)
+            hw = move
+            for j in range(need):
+                hw |= _U1 << np.uint64(cards[j])
+            hm, hc = choose_heuristic(hw, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up, cand, ccls)
+            like[0] += 1.0 if (hc == mcls and hm == move) else 0.0
+            gm, gc = choose_greedy(hw, n_acl, acls, amin, req, table_cls, counts)
+            like[1] += 1.0 if (gc == mcls and gm == move) else 0.0
+            n_play = count_moves(hw, n_acl, acls, amin, req, counts)
+            like[2] += 1.0 / (n_play + (1 if can_pass else 0))
+        for m in range(N_MODELS):
+            opp_ll[s, turn, m] += np.log(MODEL_FLOOR + (1.0 - MODEL_FLOOR) * like[m] / OBSERVE_WORLDS)
+    return srng
+
+
+@njit(cache=True)
+def any_fitted(pol, budgets):
+    """Whether some seat plays the fitted search (it observes every decision)."""
+    for s in range(pol.shape[0]):
+        if pol[s] == POL_SEARCH and 0 < budgets[s] < PLAIN_FLAG:
+            return True
+    return False
+
+
+@njit(cache=True)
+def decide_pending(st, hands, prm, pol, budgets, rng, srng, opp_ll, observe, seat, log, nl, log_on, acls, amin,
+                   counts, cand, ccls):
+    """Make and apply the decision :func:`.engine.run_turns` paused at (a search seat's,
+    or any seat's when fitted search seats ``observe``). Returns ``(rng, srng, log rows)``."""
+    P = prm[P_PLAYERS]
+    turn = st[ST_TURN]
+    p = pol[turn]
+    if p == POL_SEARCH:
+        move, mcls, srng, used = search_decision(st, hands, prm, budgets[turn], srng, acls, amin, counts, cand, ccls,
+                                                 opp_ll)
+        n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
+    else:
+        n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
+        move, mcls, rng = choose(p, hands[turn], n_acl, acls, amin, counts, st[ST_REQ], can_pass, st[ST_TABLE_CLS],
+                                 opponents_min(st, P, turn), st[ST_ACTIVE] == 2, rng, cand, ccls)
+    if observe and not is_passed:
+        srng = observe_decision(st, hands, prm, pol, budgets, move, mcls, n_acl, can_pass, acls, amin, counts, cand,
+                                ccls, srng, opp_ll)
+    nl = decide_and_apply(st, hands, P, seat, p, move, mcls, is_passed, log, nl, log_on)
+    return rng, srng, nl
 
 
 # ----------------------------------------------------------------------------------
@@ -211,10 +373,11 @@ def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls
 # ----------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _position(given, first, prev_winner, prm, pol, budgets, seat, nth, srng, st, hands):
+def _position(given, first, prev_winner, prm, pol, budgets, seat, nth, srng, st, hands, opp_ll):
     """Play from ``given`` hands until the ``nth`` (0-based) decision of ``seat`` (a
-    ``search`` seat; the search decides the earlier ones). Fills ``st``/``hands``;
-    returns whether the position was reached and the search stream's state there."""
+    ``search`` seat; the search decides the earlier ones). Fills ``st``/``hands`` and
+    the seats' model log-likelihoods ``opp_ll``; returns whether the position was
+    reached and the search stream's state there."""
     P = prm[P_PLAYERS]
     hands[:] = 0
     hands[:given.shape[0]] = given
@@ -230,30 +393,29 @@ def _position(given, first, prev_winner, prm, pol, budgets, seat, nth, srng, st,
     start_game(hands, first, prev_winner, prm, st, flags, meta, seat_stats, log, np.bool_(False))
     k = 0
     rng = _U0
+    observe = any_fitted(pol, budgets)
     while True:
         outcome, rng, nl = run_turns(st, hands, prm, pol, rng, seat_stats, log, np.int64(0), np.bool_(False), acls,
-                                     amin, counts, cand, ccls, np.int64(-1))
+                                     amin, counts, cand, ccls, np.int64(-1), observe)
         if outcome == RUN_DONE:
             return False, srng
         turn = st[ST_TURN]
-        if turn == seat:
+        if turn == seat and pol[turn] == POL_SEARCH:
             if k == nth:
                 return True, srng
             k += 1
-        move, mcls, srng, used = search_decision(st, hands, prm, budgets[turn], srng, acls, amin, counts, cand, ccls)
-        n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
-        decide_and_apply(st, hands, P, seat_stats, POL_SEARCH, move, mcls, is_passed, log, np.int64(0),
-                         np.bool_(False))
+        rng, srng, nl = decide_pending(st, hands, prm, pol, budgets, rng, srng, opp_ll, observe, seat_stats, log,
+                                       np.int64(0), np.bool_(False), acls, amin, counts, cand, ccls)
 
 
 @njit(cache=True)
-def _decide(st, hands, prm, budget, srng):
+def _decide(st, hands, prm, budget, srng, opp_ll):
     acls = np.zeros(N_CLASSES, np.int64)
     amin = np.zeros(N_CLASSES, np.int64)
     counts = np.zeros(N_CLASSES, np.int64)
     cand = np.zeros(512, np.uint64)
     ccls = np.zeros(512, np.int64)
-    return search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls)
+    return search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls, opp_ll)
 
 
 def search_position(hands, rules, policies, seat: int, nth: int, search_state: int = 0, first: bool = True,
@@ -269,16 +431,47 @@ def search_position(hands, rules, policies, seat: int, nth: int, search_state: i
     pol, budgets = _policy_arrays(policies, rules.players)
     st = np.zeros(ST_SIZE, np.int64)
     out = np.zeros(8, np.uint64)
+    opp_ll = np.zeros((rules.players, rules.players, N_MODELS))
     ok, srng = _position(given, bool(first), np.int64(prev_winner), kernel_params(rules), pol, budgets,
-                         np.int64(seat), np.int64(nth), np.uint64(search_state), st, out)
-    return (st, out, int(srng)) if ok else None
+                         np.int64(seat), np.int64(nth), np.uint64(search_state), st, out, opp_ll)
+    return (st, out, int(srng), opp_ll) if ok else None
 
 
-def decide(st, hands, rules, budget: int, search_state: int):
+def decide(st, hands, rules, budget: int, search_state: int, opp_ll=None):
     """The search's decision at state ``(st, hands)``: ``(mask, class, rollouts)``
-    (class -1 = pass); the state is not changed."""
+    (class -1 = pass); the state is not changed. ``budget``: the budget word (see
+    :func:`search_decision`); ``opp_ll``: the seats' model log-likelihoods (default:
+    no evidence, every model equally likely)."""
     from cardsim.simcore.tienlen.play import kernel_params
 
+    if opp_ll is None:
+        opp_ll = np.zeros((rules.players, rules.players, N_MODELS))
     move, mcls, _, used = _decide(st.copy(), hands.copy(), kernel_params(rules), np.int64(budget),
-                                  np.uint64(search_state))
+                                  np.uint64(search_state), np.asarray(opp_ll, np.float64).copy())
     return int(move), int(mcls), int(used)
+
+
+@njit(cache=True)
+def _observe(st, hands, prm, pol, budgets, move, mcls, srng, opp_ll):
+    acls = np.zeros(N_CLASSES, np.int64)
+    amin = np.zeros(N_CLASSES, np.int64)
+    counts = np.zeros(N_CLASSES, np.int64)
+    cand = np.zeros(512, np.uint64)
+    ccls = np.zeros(512, np.int64)
+    n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
+    return observe_decision(st, hands, prm, pol, budgets, move, mcls, n_acl, can_pass, acls, amin, counts, cand, ccls,
+                            srng, opp_ll)
+
+
+def observe(st, hands, rules, policies, move: int, mcls: int, search_state: int, opp_ll=None):
+    """The model log-likelihoods after the seat to move at ``(st, hands)`` decides
+    ``(move, mcls)`` (class -1 = pass), as every fitted search seat of ``policies``
+    scores it: ``(opp_ll, search_state)``; the inputs are not changed."""
+    from cardsim.simcore.tienlen.play import _policy_arrays, kernel_params
+
+    P = rules.players
+    pol, budgets = _policy_arrays(policies, P)
+    ll = np.zeros((P, P, N_MODELS)) if opp_ll is None else np.asarray(opp_ll, np.float64).copy()
+    srng = _observe(st.copy(), hands.copy(), kernel_params(rules), pol, budgets, np.uint64(move), np.int64(mcls),
+                    np.uint64(search_state), ll)
+    return ll, int(srng)

@@ -8,7 +8,7 @@ import pyarrow as pa
 
 from cardsim.simcore.framework.config import ConfigError
 from cardsim.simcore.framework.tasks import (DealTaskBase, PlayTaskBase, grid_counts_table, policy_budgets,
-                                             with_peeking)
+                                             with_peeking, with_plain_search)
 from cardsim.simcore.tienlen import deal as kernel
 from cardsim.simcore.tienlen.policies import POLICIES
 from cardsim.simcore.tienlen.rules import INSTANT_WIN_KINDS, TienLenRules
@@ -67,7 +67,7 @@ class DealTask(DealTaskBase):
 class PlayTask(PlayTaskBase):
     game = "tienlen"
     rules_cls = TienLenRules
-    policy_names = with_peeking(POLICIES)
+    policy_names = with_plain_search(with_peeking(POLICIES))
     option_defaults = {"games_per_match": 1}
 
     def check_extra(self, rules: TienLenRules, options: Mapping[str, Any]) -> None:

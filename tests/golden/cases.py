@@ -17,6 +17,9 @@ CASES: dict[str, list[str]] = {
     "play_tienlen": ["play", "tienlen", "--games", "3000", "--seed", "21"],
     "play_tienlen_mixed": ["play", "tienlen", "--games", "3000", "--seed", "22", "--games-per-match", "3",
                            "--policy", "heuristic,random,greedy,random"],
+    # the search before the fitted opponent models and the gate, written by the code before them
+    "play_tienlen_search_plain": ["play", "tienlen", "--games", "240", "--seed", "29", "--policy",
+                                  "0=search-plain:16,2=search-plain:8"],
     "play_tusac": ["play", "tusac", "--games", "1500", "--seed", "23"],
     "play_tusac_mixed": ["play", "tusac", "--games", "1500", "--seed", "24", "--policy", "0=random"],
     "play_loba": ["play", "loba", "--games", "150", "--seed", "25"],

@@ -1,5 +1,6 @@
-"""Tiến Lên search policy: it never peeks, it is reproducible, and it is stronger than the
-heuristic (and more so with a bigger budget)."""
+"""Tiến Lên search policy: it never peeks (its decisions nor its opponent models), it is
+reproducible, it tells opponent models apart, and it is stronger than the heuristic (and
+more so with a bigger budget); ``search-plain`` is the search before the models."""
 import math
 
 import numba
@@ -10,7 +11,8 @@ from cardsim.simcore.tienlen.engine import ST_FLOOR, ST_NCARDS, ST_PLAYED
 from cardsim.simcore.tienlen.play import deal_with_state, play_chunk, play_hands
 from cardsim.simcore.tienlen.replay import replay_game
 from cardsim.simcore.tienlen.rules import TienLenRules
-from cardsim.simcore.tienlen.search import MAX_CANDIDATES, decide, search_position
+from cardsim.simcore.tienlen.search import MAX_CANDIDATES, N_MODELS, OPPONENT_MODELS, decide, observe, search_position
+from cardsim.simcore.tienlen.policies import POLICIES
 
 SEARCH_FIELD = ["search:32", "heuristic", "heuristic", "heuristic"]
 
@@ -47,21 +49,90 @@ def test_search_never_peeks_at_hidden_cards(settings):
             pos = search_position(dealt, rules, policies, 0, nth, search_state=1000 + index)
             if pos is None:
                 continue
-            st, hands, srng = pos
-            move, cls, used = decide(st, hands, rules, 64, srng)
+            st, hands, srng, opp_ll = pos
+            move, cls, used = decide(st, hands, rules, 64, srng, opp_ll)
             searched += used > 0
             for _ in range(4):
                 other = permuted_opponents(st, hands, 0, P, rng)
                 changed_worlds += not np.array_equal(other, hands)
-                assert decide(st, other, rules, 64, srng) == (move, cls, used)
+                assert decide(st, other, rules, 64, srng, opp_ll) == (move, cls, used)
     assert searched >= 6 and changed_worlds >= 20
+
+
+def test_opponent_models_never_peek_at_hidden_cards():
+    """The update of the models from an opponent's decision reads the observer's hand
+    and the public record only: re-dealing every hidden card (the mover keeping the
+    cards it plays) leaves the update unchanged."""
+    from cardsim.simcore.tienlen.engine import ST_TURN
+
+    rules = TienLenRules()
+    policies = ["search:32", "search:16", "random", "heuristic"]
+    rng = np.random.default_rng(11)
+    checked = informative = 0
+    for index in range(8):
+        dealt, _ = deal_with_state(5, index, 4, 13)
+        for nth in (0, 1, 3):
+            pos = search_position(dealt, rules, policies, 1, nth, search_state=index)
+            if pos is None:
+                continue
+            st, hands, srng, opp_ll = pos  # seat 1 (a search) to move: seat 0 observes it
+            assert int(st[ST_TURN]) == 1
+            move, cls, _ = decide(st, hands, rules, 16, srng, opp_ll)
+            after, s_after = observe(st, hands, rules, policies, move, cls, srng, opp_ll)
+            informative += not np.allclose(after[0, 1], opp_ll[0, 1])
+            np.testing.assert_array_equal(after[1:], opp_ll[1:])  # seat 1 is the mover; 2, 3 do not search
+            for _ in range(3):
+                other = permuted_opponents(st, hands, 0, 4, rng)
+                # the mover keeps the cards it plays: swap them back in from whoever got them
+                seen = int(move)
+                other = keep_cards(other, 1, seen, st)
+                again, s_again = observe(st, other, rules, policies, move, cls, srng, opp_ll)
+                np.testing.assert_array_equal(again, after)
+                assert s_again == s_after
+                checked += 1
+    assert checked >= 30 and informative >= 8
+
+
+def keep_cards(hands, mover, cards, st):
+    """``hands`` with the ``cards`` moved into ``mover``'s hand, swapping cards back so
+    that every seat keeps its count."""
+    out = [int(h) for h in hands]
+    for c in range(52):
+        bit = 1 << c
+        if cards & bit and not out[mover] & bit:
+            holder = next(s for s in range(len(out)) if out[s] & bit)
+            spare = next(d for d in range(52) if out[mover] >> d & 1 and not cards >> d & 1)
+            out[holder] = (out[holder] & ~bit) | (1 << spare)
+            out[mover] = (out[mover] & ~(1 << spare)) | bit
+    return np.array(out, np.uint64)
+
+
+def test_the_search_tells_its_opponents_models_apart():
+    """After some turns, the model each opponent really plays has the highest posterior
+    much more often than chance (one in three)."""
+    rules = TienLenRules()
+    truth = {1: "heuristic", 2: "greedy", 3: "random"}
+    policies = ["search:8", truth[1], truth[2], truth[3]]
+    right = total = 0
+    for index in range(40):
+        dealt, _ = deal_with_state(17, index, 4, 13)
+        pos = search_position(dealt, rules, policies, 0, 3, search_state=index)
+        if pos is None:
+            continue
+        opp_ll = pos[3]
+        for o, name in truth.items():
+            total += 1
+            right += OPPONENT_MODELS[int(np.argmax(opp_ll[0, o]))] == POLICIES.index(name)
+    p0 = 1 / N_MODELS
+    z = (right / total - p0) / math.sqrt(p0 * (1 - p0) / total)
+    assert total >= 90 and z > 4, (right, total)
 
 
 def test_search_decisions_depend_on_its_own_stream_only():
     rules = TienLenRules()
     dealt, _ = deal_with_state(8, 1, 4, 13)
     pos = search_position(dealt, rules, SEARCH_FIELD, 0, 1, search_state=77)
-    st, hands, srng = pos
+    st, hands, srng, _ = pos
     before = (st.copy(), hands.copy())
     first = decide(st, hands, rules, 64, srng)
     assert decide(st, hands, rules, 64, srng) == first  # same stream, same decision
@@ -115,7 +186,7 @@ def test_forced_decisions_and_going_out_take_no_rollouts():
 def test_candidates_are_prefiltered_on_big_hands():
     rules = TienLenRules(players=2, cards_per_player=26, instant_wins=())
     dealt, _ = deal_with_state(4, 0, 2, 26)
-    st, hands, srng = search_position(dealt, rules, ["search:64", "heuristic"], 0, 0)
+    st, hands, srng, _ = search_position(dealt, rules, ["search:64", "heuristic"], 0, 0)
     move, cls, used = decide(st, hands, rules, 64, srng)
     assert 64 - (MAX_CANDIDATES + 1) < used <= 64  # at most MAX_CANDIDATES plays (+ pass) share the budget
 
@@ -152,3 +223,29 @@ def test_chunks_with_search_seats_are_smaller():
     one = PLAY.default_chunk_size({"games_per_match": 3, "policies": ["search:64"] + ["heuristic"] * 3})
     many = PLAY.default_chunk_size({"games_per_match": 1, "policies": ["search:256"] * 4})
     assert plain > one > many >= 256 and one % 3 == 0
+
+
+def seat_wins(rules, hero, n_per_seat, seed, field):
+    """Per game: whether ``hero`` won, with the hero in every seat of the same deals."""
+    P = rules.players
+    out = []
+    for seat in range(P):
+        pol = [field] * P
+        pol[seat] = hero
+        out.append(play_chunk(seed + seat, 0, n_per_seat, rules, pol)[f"place_{seat}"] == 1)
+    return np.concatenate(out).astype(float)
+
+
+@pytest.mark.parametrize("field", ["greedy", "heuristic"])
+def test_fitted_search_beats_the_heuristic_where_the_plain_search_does_not(field):
+    """Paired on the same deals: the fitted search wins more than the heuristic against a
+    greedy field (the plain search, which models every opponent as the heuristic, does
+    not) and against a heuristic field."""
+    rules = TienLenRules()
+    heur = seat_wins(rules, "heuristic", 300, 70, field)
+    diff = seat_wins(rules, "search:64", 300, 70, field) - heur
+    z = diff.mean() / (diff.std(ddof=1) / math.sqrt(len(diff)))
+    assert z > 4, (diff.mean(), z)
+    if field == "greedy":
+        plain = seat_wins(rules, "search-plain:64", 300, 70, field) - heur
+        assert plain.mean() / (plain.std(ddof=1) / math.sqrt(len(plain))) < 2
