@@ -190,6 +190,10 @@ class GameSpec:
         tables, ``function(run, chunk_id, rules) -> {name: float64[games]}`` (1: the winner
         was not leading at that point, NaN: no such point); they replace the outcomes'
         ``comebacks``. Empty when ``balance`` gives them or the game has none.
+    trainer : str
+        The module of the game's self-play training of its ``learned`` policy
+        (``cardsim train``): it has ``run_training``, ``games_per_iteration`` and
+        ``reproduce_command`` (see :mod:`cardsim.simcore.tienlen.train`). Empty: no learned policy yet.
     throughput : mapping
         ``{task: runs per second on one core}``, rough (deals for ``deal``, games or
         rounds for ``play``), for the time estimate that refuses runs that cannot finish
@@ -212,6 +216,7 @@ class GameSpec:
     tables: str = ""
     balance: str = ""
     balance_progress: str = ""
+    trainer: str = ""
     throughput: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -259,6 +264,11 @@ class GameSpec:
             ref = getattr(self, piece)
             if ref and not callable(resolve_ref(ref)):
                 raise TypeError(f"GameSpec {self.name!r}: {piece} {ref!r} is not callable")
+        if self.trainer:
+            module = importlib.import_module(self.trainer)
+            for name in ("run_training", "games_per_iteration", "reproduce_command"):
+                if not callable(getattr(module, name, None)):
+                    raise TypeError(f"GameSpec {self.name!r}: trainer {self.trainer!r} has no {name}()")
         if self.hands:
             from cardsim.simcore.framework.custom_events import HandsSpec
 

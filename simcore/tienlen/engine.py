@@ -303,14 +303,16 @@ def decide_and_apply(st, hands, P, seat, policy, move, mcls, is_passed, log, nl,
 
 
 @njit(cache=True, _nrt=False)
-def run_turns(st, hands, prm, pol, rng, seat, log, nl, log_on, acls, amin, counts, cand, ccls, stop_seat,
+def run_turns(st, hands, prm, pol, wts, rng, seat, log, nl, log_on, acls, amin, counts, cand, ccls, stop_seat,
               pause_each):
     """Play turns until the game ends (``RUN_DONE``), ``stop_seat`` (>= 0) has a place
     (``RUN_STOPPED``) or a ``search`` seat must decide (``RUN_SEARCH``, nothing applied;
     with ``pause_each``, any seat: the fitted search observes every decision).
 
-    ``pol`` int64[players]: policy codes. ``seat`` int16[N_SEAT, players] must have one
-    column per player. Returns ``(outcome, rng state, log rows used)``.
+    ``pol`` int64[players]: policy codes; ``wts`` float64[players, N_FEATURES]: each
+    ``learned`` seat's weights.
+    ``seat`` int16[N_SEAT, players] must have one column per player. Returns
+    ``(outcome, rng state, log rows used)``.
     """
     P = prm[P_PLAYERS]
     while st[ST_DONE] == 0:
@@ -325,7 +327,7 @@ def run_turns(st, hands, prm, pol, rng, seat, log, nl, log_on, acls, amin, count
                 return RUN_SEARCH, rng, nl
             opp_min = opponents_min(st, P, turn)
             move, mcls, rng = choose(p, h, n_acl, acls, amin, counts, st[ST_REQ], can_pass, st[ST_TABLE_CLS],
-                                     opp_min, st[ST_ACTIVE] == 2, rng, cand, ccls)
+                                     opp_min, st[ST_ACTIVE] == 2, rng, cand, ccls, wts[turn])
             nl = decide_and_apply(st, hands, P, seat, p, move, mcls, is_passed, log, nl, log_on)
         else:
             nl = advance_turn(st, P, log, nl, log_on)

@@ -30,6 +30,8 @@ another player chopped directly).
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit
 
@@ -44,7 +46,7 @@ from cardsim.simcore.tienlen.engine import (META_DTYPES, META_NAMES, N_META, N_S
                                             run_turns, start_game)
 from cardsim.simcore.tienlen.log import LOG_CAP, format_log
 from cardsim.simcore.tienlen.moves import N_CLASSES
-from cardsim.simcore.tienlen.policies import POL_SEARCH, POLICIES
+from cardsim.simcore.tienlen.policies import N_FEATURES, POL_SEARCH, POLICIES
 from cardsim.simcore.tienlen.rules import TienLenRules
 from cardsim.simcore.tienlen.search import N_MODELS, any_fitted, decide_pending
 
@@ -53,7 +55,7 @@ CAND_CAP = 512
 
 
 @njit(cache=True)
-def play_dealt(hands, rng, srng, first, prev_winner, prm, pol, budgets, st, flags, acls, amin, counts, cand, ccls,
+def play_dealt(hands, rng, srng, first, prev_winner, prm, pol, budgets, wts, st, flags, acls, amin, counts, cand, ccls,
                meta, seat, log, log_on):
     """Play a game from ``hands[:players]`` (consumed) with game RNG ``rng`` and search RNG
     ``srng``; fill ``meta[N_META]`` and ``seat[N_SEAT, players]``. Returns
@@ -63,18 +65,18 @@ def play_dealt(hands, rng, srng, first, prev_winner, prm, pol, budgets, st, flag
     if budgets is None:
         # No search seat (numba prunes the search at compile time, so a run without
         # one never compiles it); run_turns only stops early for a search seat.
-        outcome, rng, nl = run_turns(st, hands, prm, pol, rng, seat, log, nl, log_on, acls, amin, counts, cand,
+        outcome, rng, nl = run_turns(st, hands, prm, pol, wts, rng, seat, log, nl, log_on, acls, amin, counts, cand,
                                      ccls, np.int64(-1), np.bool_(False))
     else:
         observe = any_fitted(pol, budgets)
         opp_ll = np.zeros((P, P, N_MODELS))
         while True:
-            outcome, rng, nl = run_turns(st, hands, prm, pol, rng, seat, log, nl, log_on, acls, amin, counts, cand,
-                                         ccls, np.int64(-1), observe)
+            outcome, rng, nl = run_turns(st, hands, prm, pol, wts, rng, seat, log, nl, log_on, acls, amin, counts,
+                                         cand, ccls, np.int64(-1), observe)
             if outcome == RUN_DONE:
                 break
-            rng, srng, nl = decide_pending(st, hands, prm, pol, budgets, rng, srng, opp_ll, observe, seat, log, nl,
-                                           log_on, acls, amin, counts, cand, ccls)
+            rng, srng, nl = decide_pending(st, hands, prm, pol, budgets, wts, rng, srng, opp_ll, observe, seat, log,
+                                           nl, log_on, acls, amin, counts, cand, ccls)
     finish_game(st, hands, prm, meta, seat)
     return st[ST_WINNER], nl, srng
 
@@ -88,7 +90,7 @@ def deal_game(seed, index, plan, leaf, slots, hands):
 
 
 @njit(cache=True, nogil=True)
-def play_block(seed, start, count, prm, pol, budgets, plan, leaf, meta, seat, log, nlog, log_on):
+def play_block(seed, start, count, prm, pol, budgets, wts, plan, leaf, meta, seat, log, nlog, log_on):
     """Games ``start..start+count-1`` (``start`` on a match boundary), serially."""
     K = prm[P_K]
     slots = np.zeros(16, np.uint64)
@@ -106,8 +108,8 @@ def play_block(seed, start, count, prm, pol, budgets, plan, leaf, meta, seat, lo
         first = (i % K) == 0
         li = j if log_on else 0
         rng = deal_game(seed, i, plan, leaf, slots, hands)
-        winner, nl, srng = play_dealt(hands, rng, search_key(seed, i), first, winner, prm, pol, budgets, st, flags,
-                                      acls, amin, counts, cand, ccls, meta[j], seat[j], log[li], log_on)
+        winner, nl, srng = play_dealt(hands, rng, search_key(seed, i), first, winner, prm, pol, budgets, wts, st,
+                                      flags, acls, amin, counts, cand, ccls, meta[j], seat[j], log[li], log_on)
         if log_on:
             nlog[j] = nl
 
@@ -143,6 +145,26 @@ def _policy_arrays(policies, players: int):
     return pol, seat_budgets(pol, policies, players, POL_SEARCH)
 
 
+def seat_weights(weights, players: int) -> np.ndarray:
+    """Each seat's ``learned`` weights as the kernels take them, float64[players,
+    N_FEATURES]: ``weights`` for every seat (one row) or per seat; None: the shipped model."""
+    w = policy_weights() if weights is None else np.asarray(weights, np.float64)
+    if w.ndim == 1:
+        w = np.tile(w, (players, 1))
+    if w.shape != (players, N_FEATURES):
+        raise ValueError(f"learned weights must have shape ({N_FEATURES},) or ({players}, {N_FEATURES}), got {w.shape}")
+    return np.ascontiguousarray(w)
+
+
+@functools.lru_cache(maxsize=1)
+def policy_weights() -> np.ndarray:
+    """The learned policy's weights, float64[N_FEATURES], from the shipped model file
+    (read once per process; do not modify the array)."""
+    from cardsim.simcore.tienlen.learned import read_weights
+
+    return read_weights()
+
+
 def _columns(start, count, K, players, meta, seat) -> dict[str, np.ndarray]:
     games = np.arange(start, start + count, dtype=np.int64)
     out = {"game": games, "match": games // K}
@@ -155,7 +177,7 @@ def _columns(start, count, K, players, meta, seat) -> dict[str, np.ndarray]:
 
 
 def play_chunk(seed: int, start: int, count: int, rules: TienLenRules, policies,
-               games_per_match: int = 1, n_blocks: int | None = None) -> dict[str, np.ndarray]:
+               games_per_match: int = 1, n_blocks: int | None = None, weights=None) -> dict[str, np.ndarray]:
     """Play games ``start .. start+count-1`` of run ``seed``; one row per game.
 
     ``start`` must be a multiple of ``games_per_match`` (a match boundary); the last match
@@ -163,12 +185,15 @@ def play_chunk(seed: int, start: int, count: int, rules: TienLenRules, policies,
     seat (``random``, ``greedy``, ``heuristic``, ``search`` / ``search:N``). Matches run
     in parallel (:func:`.blocks.run_blocks` over ``n_blocks`` blocks of whole matches); results do not
     depend on the blocks or threads. Columns and dtypes: see the module docstring.
+    ``weights``: the ``learned`` seats' weights, float64[N_FEATURES] for every seat or
+    float64[players, N_FEATURES] per seat (default: the shipped model).
     """
     K = int(games_per_match)
     if start % K:
         raise ValueError(f"chunk start {start} is not a match boundary (games_per_match={K})")
     prm = kernel_params(rules, K)
     pol, budgets = _policy_arrays(policies, rules.players)
+    wts = seat_weights(weights, rules.players)
     plan, leaf = deal_plan(rules.players, rules.cards_per_player)
     n_matches = -(-count // K)
     meta = np.zeros((count, N_META), np.int16)
@@ -178,7 +203,7 @@ def play_chunk(seed: int, start: int, count: int, rules: TienLenRules, policies,
 
     def run_block(m0, m1):
         g0, g1 = m0 * K, min(m1 * K, count)
-        play_block(np.uint64(seed), np.int64(start + g0), np.int64(g1 - g0), prm, pol, budgets, plan, leaf,
+        play_block(np.uint64(seed), np.int64(start + g0), np.int64(g1 - g0), prm, pol, budgets, wts, plan, leaf,
                    meta[g0:g1], seat[g0:g1], log, nlog, False)
 
     run_blocks(run_block, n_matches, n_blocks)
@@ -194,18 +219,19 @@ def play_logged(seed: int, start: int, count: int, rules: TienLenRules, policies
         raise ValueError("start must be a match boundary")
     prm = kernel_params(rules, K)
     pol, budgets = _policy_arrays(policies, rules.players)
+    wts = seat_weights(None, rules.players)
     plan, leaf = deal_plan(rules.players, rules.cards_per_player)
     meta = np.zeros((count, N_META), np.int16)
     seat = np.zeros((count, N_SEAT, rules.players), np.int16)
     log = np.zeros((count, LOG_CAP, LOG_WIDTH), np.int64)
     nlog = np.zeros(count, np.int64)
-    play_block(np.uint64(seed), np.int64(start), np.int64(count), prm, pol, budgets, plan, leaf, meta, seat,
+    play_block(np.uint64(seed), np.int64(start), np.int64(count), prm, pol, budgets, wts, plan, leaf, meta, seat,
                log, nlog, True)
     return _columns(start, count, K, rules.players, meta, seat), log, nlog
 
 
 @njit(cache=True)
-def _play_hands_kernel(given, state, search_state, first, prev_winner, prm, pol, budgets, meta, seat, log):
+def _play_hands_kernel(given, state, search_state, first, prev_winner, prm, pol, budgets, wts, meta, seat, log):
     hands = np.zeros(8, np.uint64)
     hands[:given.shape[0]] = given
     st = np.zeros(ST_SIZE, np.int64)
@@ -216,7 +242,7 @@ def _play_hands_kernel(given, state, search_state, first, prev_winner, prm, pol,
     cand = np.zeros(CAND_CAP, np.uint64)
     ccls = np.zeros(CAND_CAP, np.int64)
     winner, nl, srng = play_dealt(hands, np.uint64(state), np.uint64(search_state), first, prev_winner, prm, pol,
-                                  budgets, st, flags, acls, amin, counts, cand, ccls, meta, seat, log, np.bool_(True))
+                                  budgets, wts, st, flags, acls, amin, counts, cand, ccls, meta, seat, log, np.bool_(True))
     return nl
 
 
@@ -233,11 +259,12 @@ def play_hands(hands, rules: TienLenRules, policies, first: bool = True, prev_wi
         raise ValueError(f"need {rules.players} hands")
     prm = kernel_params(rules, 1)
     pol, budgets = _policy_arrays(policies, rules.players)
+    wts = seat_weights(None, rules.players)
     meta = np.zeros((1, N_META), np.int16)
     seat = np.zeros((1, N_SEAT, rules.players), np.int16)
     log = np.zeros((LOG_CAP, LOG_WIDTH), np.int64)
     nl = _play_hands_kernel(masks, np.uint64(state), np.uint64(search_state), bool(first), np.int64(prev_winner),
-                            prm, pol, budgets, meta[0], seat[0], log)
+                            prm, pol, budgets, wts, meta[0], seat[0], log)
     cols = _columns(0, 1, 1, rules.players, meta, seat)
     row = {k: v[0].item() for k, v in cols.items() if k not in ("game", "match")}
     return row, format_log(log, int(nl), row, rules.players, rules.suit_order)

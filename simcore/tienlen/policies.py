@@ -36,8 +36,8 @@ from cardsim.simcore.tienlen.deal import rank_planes
 from cardsim.simcore.tienlen.moves import (CLS_DSEQ3, CLS_SEQ3, CLS_SINGLE, _choices, _pick, _windows, class_k,
                                            class_len, count_moves, is_bomb_class, unrank_class, unrank_move)
 
-POLICIES = ("random", "greedy", "heuristic", "search")
-POL_RANDOM, POL_GREEDY, POL_HEURISTIC, POL_SEARCH = range(4)
+POLICIES = ("random", "greedy", "heuristic", "search", "learned")
+POL_RANDOM, POL_GREEDY, POL_HEURISTIC, POL_SEARCH, POL_LEARNED = range(5)
 
 HEUR_PASS = -3.0  # value of passing (relative to the hand's value)
 HEUR_PASS_HEADS_UP = -6.0  # ... when one opponent is left: a pass hands them the lead
@@ -52,6 +52,8 @@ _U4 = np.uint64(4)
 _U15 = np.uint64(15)
 _U44 = np.uint64(44)
 _U48 = np.uint64(48)
+_U40 = np.uint64(40)
+_U16_LOW = np.uint64(0xFFFF)
 
 
 # ----------------------------------------------------------------------------------
@@ -207,6 +209,136 @@ def choose_heuristic(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, he
 
 
 # ----------------------------------------------------------------------------------
+# learned: a linear score over the heuristic's candidates (weights: see .learned)
+# ----------------------------------------------------------------------------------
+
+#: Feature names, in weight order. ``left_*``: of the hand after the decision (the hand
+#: itself for a pass); ``play_*``: of the play (0 for a pass); ``pass_*``: one-hot
+#: buckets of a pass by the fewest cards an opponent holds. (No feature is the same for
+#: every candidate of every decision, such as the cards left, which is the hand size
+#: less ``play_cards``: a score cannot learn it.)
+FEATURES = ("left_units", "left_twos", "left_fours", "left_aces",
+            "play_top", "play_cards", "play_chop", "play_control", "play_feeds_one",
+            "play_top_when_close", "play_top_heads_up",
+            "pass_opp1", "pass_opp2", "pass_opp4", "pass_far", "pass_far_heads_up",
+            # not in the heuristic
+            "left_loose", "left_pairs", "left_high", "left_low",
+            "play_twos", "play_bomb", "play_cards_when_close", "play_low_lead")
+N_FEATURES = len(FEATURES)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _features(h, m, c, table_cls, opp_min, heads_up):
+    """:data:`FEATURES` of deciding ``(m, c)`` (class -1 = pass) from hand ``h``, as a
+    tuple (no allocation: the turn loop runs without the NRT)."""
+    after = h if c < 0 else h & ~m
+    ge1, ge2, ge3, eq4 = rank_planes(after)
+    units = _units(after)
+    twos = float(popcount(after >> _U48))
+    fours = float(popcount(eq4 & _R3A))
+    aces = float(popcount((after >> _U44) & _U15))
+    loose = float(popcount(ge1 & ~ge2 & _R3A))
+    pairs = float(popcount(ge2 & _R3A))
+    high = float(popcount(after >> _U40))
+    low = float(popcount(after & _U16_LOW))
+    top = 0.0
+    cards = chop = control = feeds = close = heads = 0.0
+    ptwos = bomb = close_cards = low_lead = 0.0
+    p1 = p2 = p4 = far = far_hu = 0.0
+    if c < 0:
+        if opp_min <= 1:
+            p1 = 1.0
+        elif opp_min <= 2:
+            p2 = 1.0
+        elif opp_min <= 4:
+            p4 = 1.0
+        elif heads_up:
+            far_hu = 1.0
+        else:
+            far = 1.0
+    else:
+        t = highest_bit(m) >> 2
+        top = float(t)
+        cards = float(popcount(m))
+        if table_cls >= 0 and c != table_cls:
+            chop = 1.0
+        if (t == 12 or is_bomb_class(c)) and units <= 1:
+            control = 1.0
+        if table_cls < 0 and opp_min <= 1 and c == CLS_SINGLE:
+            feeds = float(12 - t)
+        if opp_min <= 2:
+            close = top
+        if heads_up:
+            heads = top
+        ptwos = float(popcount(m >> _U48))
+        if is_bomb_class(c):
+            bomb = 1.0
+        if opp_min <= 2:
+            close_cards = cards
+        if table_cls < 0 and t <= 3:
+            low_lead = 1.0
+    return (float(units), twos, fours, aces, top, cards, chop, control, feeds, close, heads, p1, p2, p4, far, far_hu,
+            loose, pairs, high, low, ptwos, bomb, close_cards, low_lead)
+
+
+@njit(cache=True, _nrt=False)
+def decision_score(h, m, c, table_cls, opp_min, heads_up, wts):
+    """The learned policy's score of deciding ``(m, c)`` from ``h``: ``wts . features``
+    less the ``left_*`` part of holding ``h`` (the same for every decision, so the
+    choice is that of ``wts . features``). Summed in the heuristic's order, so that
+    :data:`.learned.HEURISTIC_WEIGHTS` give the heuristic's values bit for bit."""
+    f = _features(h, m, c, table_cls, opp_min, heads_up)
+    if c < 0:
+        return wts[11] * f[11] + wts[12] * f[12] + wts[13] * f[13] + wts[14] * f[14] + wts[15] * f[15]
+    g = _features(h, _U0, -1, table_cls, opp_min, heads_up)
+    left = wts[0] * f[0] + wts[1] * f[1] + wts[2] * f[2] + wts[3] * f[3]
+    base = wts[0] * g[0] + wts[1] * g[1] + wts[2] * g[2] + wts[3] * g[3]
+    v = left - base
+    for i in range(4, 11):
+        v += wts[i] * f[i]
+    # the features the heuristic lacks come last, so that zero weights add exact zeros
+    extra = wts[16] * f[16] + wts[17] * f[17] + wts[18] * f[18] + wts[19] * f[19]
+    extra_base = wts[16] * g[16] + wts[17] * g[17] + wts[18] * g[18] + wts[19] * g[19]
+    v += extra - extra_base
+    for i in range(20, 24):
+        v += wts[i] * f[i]
+    return v
+
+
+@njit(cache=True)
+def decision_features(h, m, c, table_cls, opp_min, heads_up, out):
+    """:data:`FEATURES` of deciding ``(m, c)`` (class -1 = pass) from hand ``h`` into
+    ``out`` float64[N_FEATURES] (for training)."""
+    f = _features(h, m, c, table_cls, opp_min, heads_up)
+    for i in range(N_FEATURES):
+        out[i] = f[i]
+
+
+@njit(cache=True, _nrt=False)
+def choose_learned(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up, cand, ccls, wts):
+    """The learned policy's play ``(mask, class)`` with weights ``wts`` float64[N_FEATURES];
+    class -1 = pass."""
+    nc = heuristic_candidates(h, n_acl, acls, amin, req, cand, ccls)
+    best_m = _U0
+    best_c = -1
+    if nc == 0:
+        return best_m, best_c
+    best_v = -1e300
+    if can_pass:
+        best_v = decision_score(h, _U0, -1, table_cls, opp_min, heads_up, wts)
+    for i in range(nc):
+        if cand[i] == h:
+            return cand[i], ccls[i]  # goes out
+        v = decision_score(h, cand[i], ccls[i], table_cls, opp_min, heads_up, wts)
+        if v > best_v:
+            best_v = v
+            best_m = cand[i]
+            best_c = ccls[i]
+    return best_m, best_c
+
+
+
+# ----------------------------------------------------------------------------------
 # random and greedy
 # ----------------------------------------------------------------------------------
 
@@ -245,7 +377,7 @@ def choose_greedy(h, n_acl, acls, amin, req, table_cls, counts):
 # ----------------------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def choose(policy, h, n_acl, acls, amin, counts, req, can_pass, table_cls, opp_min, heads_up, rng, cand, ccls):
+def choose(policy, h, n_acl, acls, amin, counts, req, can_pass, table_cls, opp_min, heads_up, rng, cand, ccls, wts):
     """The decision of ``policy`` (a code of ``POLICIES``, not ``search``) for hand ``h``.
 
     Parameters
@@ -269,6 +401,8 @@ def choose(policy, h, n_acl, acls, amin, counts, req, can_pass, table_cls, opp_m
         The game's RNG state.
     cand, ccls : uint64[512], int64[512]
         Scratch for the heuristic's candidates.
+    wts : float64[N_FEATURES]
+        The learned policy's weights.
 
     Returns
     -------
@@ -278,6 +412,10 @@ def choose(policy, h, n_acl, acls, amin, counts, req, can_pass, table_cls, opp_m
         return choose_random(h, n_acl, acls, amin, req, can_pass, counts, rng)
     if policy == POL_GREEDY:
         move, mcls = choose_greedy(h, n_acl, acls, amin, req, table_cls, counts)
+        return move, mcls, rng
+    if policy == POL_LEARNED:
+        move, mcls = choose_learned(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up, cand, ccls,
+                                    wts)
         return move, mcls, rng
     move, mcls = choose_heuristic(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up, cand, ccls)
     return move, mcls, rng

@@ -168,8 +168,8 @@ def deal_world(st, P, me, hand, cards, world):
 
 
 @njit(cache=True, _nrt=False)
-def rollout(st, world, prm, pol, me, move, mcls, is_passed, st2, hands2, seat2, log, acls, amin, counts, cand, ccls,
-            stop, rrng):
+def rollout(st, world, prm, pol, wts, me, move, mcls, is_passed, st2, hands2, seat2, log, acls, amin, counts, cand,
+            ccls, stop, rrng):
     """Apply ``me``'s decision in a copy of ``st`` with the hands ``world`` and let the
     policies ``pol`` play on (random ones drawing from ``rrng``) until ``stop`` has a
     place (or the end of the game when ``stop < 0``). Returns ``(won, points)`` of ``me``."""
@@ -181,7 +181,7 @@ def rollout(st, world, prm, pol, me, move, mcls, is_passed, st2, hands2, seat2, 
     # Typed flags: the rollouts reuse the run_turns real play compiled (a literal
     # specialization compiles it again for no measurable speed).
     decide_and_apply(st2, hands2, P, seat2, POL_HEURISTIC, move, mcls, is_passed, log, np.int64(0), np.bool_(False))
-    run_turns(st2, hands2, prm, pol, rrng, seat2, log, np.int64(0), np.bool_(False), acls, amin, counts, cand, ccls,
+    run_turns(st2, hands2, prm, pol, wts, rrng, seat2, log, np.int64(0), np.bool_(False), acls, amin, counts, cand, ccls,
               stop, np.bool_(False))
     return st2[ST_PLACE + me] == 1, seat_points(st2, hands2, prm, me)
 
@@ -214,7 +214,7 @@ def _draw_models(srng, opp_ll, P, me, pol):
 
 
 @njit(cache=True)
-def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls, opp_ll):
+def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls, opp_ll, wts):
     """The search's decision for the seat to move: ``(mask, class, srng, rollouts)``
     (class -1 = pass). Reads of ``hands`` only the mover's own hand.
 
@@ -223,7 +223,8 @@ def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls
     ``oracle``: it **peeks**, rolling every candidate out once on the true hands (the
     labelled upper bound of measured skill, never a default). ``opp_ll``
     float64[players, players, N_MODELS]: each seat's log-likelihood of each opponent
-    model (:func:`observe_decision`; read only by the fitted search).
+    model (:func:`observe_decision`; read only by the fitted search). ``wts``
+    float64[players, N_FEATURES]: the ``learned`` seats' weights.
     """
     P = prm[P_PLAYERS]
     me = st[ST_TURN]
@@ -272,8 +273,8 @@ def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls
             srng = _draw_models(srng, opp_ll, P, me, pol)
             srng, rrng = next_u64(srng)
         for c in range(n):
-            won, pts = rollout(st, world, prm, pol, me, out_m[c], out_c[c], is_passed, st2, hands2, seat2, log, acls,
-                               amin, counts, cand, ccls, stop, rrng)
+            won, pts = rollout(st, world, prm, pol, wts, me, out_m[c], out_c[c], is_passed, st2, hands2, seat2, log,
+                               acls, amin, counts, cand, ccls, stop, rrng)
             wins[c] += won
             points[c] += pts
             if fitted:
@@ -346,7 +347,7 @@ def any_fitted(pol, budgets):
 
 
 @njit(cache=True)
-def decide_pending(st, hands, prm, pol, budgets, rng, srng, opp_ll, observe, seat, log, nl, log_on, acls, amin,
+def decide_pending(st, hands, prm, pol, budgets, wts, rng, srng, opp_ll, observe, seat, log, nl, log_on, acls, amin,
                    counts, cand, ccls):
     """Make and apply the decision :func:`.engine.run_turns` paused at (a search seat's,
     or any seat's when fitted search seats ``observe``). Returns ``(rng, srng, log rows)``."""
@@ -355,12 +356,12 @@ def decide_pending(st, hands, prm, pol, budgets, rng, srng, opp_ll, observe, sea
     p = pol[turn]
     if p == POL_SEARCH:
         move, mcls, srng, used = search_decision(st, hands, prm, budgets[turn], srng, acls, amin, counts, cand, ccls,
-                                                 opp_ll)
+                                                 opp_ll, wts)
         n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
     else:
         n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
         move, mcls, rng = choose(p, hands[turn], n_acl, acls, amin, counts, st[ST_REQ], can_pass, st[ST_TABLE_CLS],
-                                 opponents_min(st, P, turn), st[ST_ACTIVE] == 2, rng, cand, ccls)
+                                 opponents_min(st, P, turn), st[ST_ACTIVE] == 2, rng, cand, ccls, wts[turn])
     if observe and not is_passed:
         srng = observe_decision(st, hands, prm, pol, budgets, move, mcls, n_acl, can_pass, acls, amin, counts, cand,
                                 ccls, srng, opp_ll)
@@ -373,7 +374,7 @@ def decide_pending(st, hands, prm, pol, budgets, rng, srng, opp_ll, observe, sea
 # ----------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _position(given, first, prev_winner, prm, pol, budgets, seat, nth, srng, st, hands, opp_ll):
+def _position(given, first, prev_winner, prm, pol, budgets, wts, seat, nth, srng, st, hands, opp_ll):
     """Play from ``given`` hands until the ``nth`` (0-based) decision of ``seat`` (a
     ``search`` seat; the search decides the earlier ones). Fills ``st``/``hands`` and
     the seats' model log-likelihoods ``opp_ll``; returns whether the position was
@@ -395,8 +396,8 @@ def _position(given, first, prev_winner, prm, pol, budgets, seat, nth, srng, st,
     rng = _U0
     observe = any_fitted(pol, budgets)
     while True:
-        outcome, rng, nl = run_turns(st, hands, prm, pol, rng, seat_stats, log, np.int64(0), np.bool_(False), acls,
-                                     amin, counts, cand, ccls, np.int64(-1), observe)
+        outcome, rng, nl = run_turns(st, hands, prm, pol, wts, rng, seat_stats, log, np.int64(0), np.bool_(False),
+                                     acls, amin, counts, cand, ccls, np.int64(-1), observe)
         if outcome == RUN_DONE:
             return False, srng
         turn = st[ST_TURN]
@@ -404,18 +405,18 @@ def _position(given, first, prev_winner, prm, pol, budgets, seat, nth, srng, st,
             if k == nth:
                 return True, srng
             k += 1
-        rng, srng, nl = decide_pending(st, hands, prm, pol, budgets, rng, srng, opp_ll, observe, seat_stats, log,
-                                       np.int64(0), np.bool_(False), acls, amin, counts, cand, ccls)
+        rng, srng, nl = decide_pending(st, hands, prm, pol, budgets, wts, rng, srng, opp_ll, observe, seat_stats,
+                                       log, np.int64(0), np.bool_(False), acls, amin, counts, cand, ccls)
 
 
 @njit(cache=True)
-def _decide(st, hands, prm, budget, srng, opp_ll):
+def _decide(st, hands, prm, budget, srng, opp_ll, wts):
     acls = np.zeros(N_CLASSES, np.int64)
     amin = np.zeros(N_CLASSES, np.int64)
     counts = np.zeros(N_CLASSES, np.int64)
     cand = np.zeros(512, np.uint64)
     ccls = np.zeros(512, np.int64)
-    return search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls, opp_ll)
+    return search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls, opp_ll, wts)
 
 
 def search_position(hands, rules, policies, seat: int, nth: int, search_state: int = 0, first: bool = True,
@@ -425,7 +426,7 @@ def search_position(hands, rules, policies, seat: int, nth: int, search_state: i
     as arrays (``st`` int64[ST_SIZE], ``hands`` uint64[8]), or ``None`` if the game
     ends first."""
     from cardsim.simcore.tienlen.cards import parse_cards
-    from cardsim.simcore.tienlen.play import _policy_arrays, kernel_params
+    from cardsim.simcore.tienlen.play import _policy_arrays, kernel_params, seat_weights
 
     given = np.array([parse_cards(h) if isinstance(h, str) else int(h) for h in hands], np.uint64)
     pol, budgets = _policy_arrays(policies, rules.players)
@@ -433,7 +434,7 @@ def search_position(hands, rules, policies, seat: int, nth: int, search_state: i
     out = np.zeros(8, np.uint64)
     opp_ll = np.zeros((rules.players, rules.players, N_MODELS))
     ok, srng = _position(given, bool(first), np.int64(prev_winner), kernel_params(rules), pol, budgets,
-                         np.int64(seat), np.int64(nth), np.uint64(search_state), st, out, opp_ll)
+                         seat_weights(None, rules.players), np.int64(seat), np.int64(nth), np.uint64(search_state), st, out, opp_ll)
     return (st, out, int(srng), opp_ll) if ok else None
 
 
@@ -442,12 +443,13 @@ def decide(st, hands, rules, budget: int, search_state: int, opp_ll=None):
     (class -1 = pass); the state is not changed. ``budget``: the budget word (see
     :func:`search_decision`); ``opp_ll``: the seats' model log-likelihoods (default:
     no evidence, every model equally likely)."""
-    from cardsim.simcore.tienlen.play import kernel_params
+    from cardsim.simcore.tienlen.play import kernel_params, seat_weights
 
     if opp_ll is None:
         opp_ll = np.zeros((rules.players, rules.players, N_MODELS))
     move, mcls, _, used = _decide(st.copy(), hands.copy(), kernel_params(rules), np.int64(budget),
-                                  np.uint64(search_state), np.asarray(opp_ll, np.float64).copy())
+                                  np.uint64(search_state), np.asarray(opp_ll, np.float64).copy(),
+                                  seat_weights(None, rules.players))
     return int(move), int(mcls), int(used)
 
 

@@ -26,6 +26,7 @@ SPEC = GameSpec(
     exact=f"{_PACKAGE}.exact:exact_table",
     exact_full=f"{_PACKAGE}.exact:exact_table_full",
     ledger=f"{_PACKAGE}.replay:card_ledger",
+    trainer=f"{_PACKAGE}.train",
     hands=f"{_PACKAGE}.events:HANDS",
     balance=f"{_PACKAGE}.summary:balance_outcomes",
     balance_progress=f"{_PACKAGE}.replay:balance_progress",

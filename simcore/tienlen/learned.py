@@ -1,0 +1,63 @@
+"""Tiến Lên learned policy: its model file (the kernel is :func:`.policies.choose_learned`).
+
+The ``learned`` policy considers the same decisions as the heuristic (the lowest-suit
+play of each class and top rank, plus the pass when allowed; a play that empties the
+hand is taken at once) and plays the one with the highest score ``w . features``
+(ties: the pass first, then the candidates in order, like the heuristic). The features
+(:data:`FEATURES`) describe the hand the decision leaves and the play itself; the
+heuristic is one such linear score (:data:`HEURISTIC_WEIGHTS`, exactly: the learned
+policy with those weights plays as the heuristic, a test checks it). The shipped
+weights (``learned_weights.txt`` beside this file) come from ``cardsim train tienlen``
+(see :mod:`.train`), which fits the weights to imitate the search by self-play.
+
+It reads the seat's own hand and the public table only.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from cardsim.simcore.tienlen.policies import FEATURES
+
+#: The heuristic as a linear score (see :func:`.policies.play_value`, :func:`.policies.pass_value`).
+HEURISTIC_WEIGHTS = np.array([-10.0, 3.0, 6.0, 1.0,
+                              -0.4, 0.3, 6.0, 15.0, -2.0, 0.0, 0.0,
+                              -40.0, -20.0, -6.0, -3.0, -6.0,
+                              0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+
+WEIGHTS_FILE = Path(__file__).with_name("learned_weights.txt")
+
+
+def parse_weights(text: str, path: str = "model") -> np.ndarray:
+    """Weights from the text of a model file (``name value`` lines; ``#`` comments):
+    float64[N_FEATURES]. Raises ValueError naming ``path`` for a missing, unknown or
+    repeated feature or a bad number."""
+    values: dict[str, float] = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.split()
+        try:
+            if len(parts) != 2 or parts[0] not in FEATURES or parts[0] in values:
+                raise ValueError
+            values[parts[0]] = float(parts[1])
+        except ValueError:
+            raise ValueError(f"{path}:{n}: expected 'FEATURE VALUE' with a known, new feature, got {line!r}") from None
+    missing = [f for f in FEATURES if f not in values]
+    if missing:
+        raise ValueError(f"{path}: no weight for {', '.join(missing)}")
+    return np.array([values[f] for f in FEATURES], np.float64)
+
+
+def read_weights(path: Path | str = WEIGHTS_FILE) -> np.ndarray:
+    """:func:`parse_weights` of a model file."""
+    return parse_weights(Path(path).read_text(), str(path))
+
+
+def format_weights(w: np.ndarray, header: list[str]) -> str:
+    """A model file: ``header`` lines as comments, then one ``feature value`` line each
+    (``repr`` floats: reading the file back gives the same bits)."""
+    lines = [f"# {h}" for h in header]
+    lines += [f"{name} {float(v)!r}" for name, v in zip(FEATURES, w)]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,122 @@
+"""Tiến Lên learned policy and its self-play training: the features reproduce the
+heuristic exactly, the model file round-trips, and training is deterministic, resumable
+and reproduces the shipped model's first checkpoint."""
+import numpy as np
+import pytest
+
+from cardsim.simcore.tienlen import train
+from cardsim.simcore.tienlen.learned import (FEATURES, HEURISTIC_WEIGHTS, WEIGHTS_FILE, format_weights,
+                                             parse_weights, read_weights)
+from cardsim.simcore.tienlen.moves import N_CLASSES, allowed_classes
+from cardsim.simcore.tienlen.play import play_chunk
+from cardsim.simcore.tienlen.policies import N_FEATURES, decision_features, decision_score, heuristic_candidates
+from cardsim.simcore.tienlen.rules import TienLenRules
+
+
+@pytest.mark.parametrize("policies", [["learned"] * 4, ["learned", "random", "heuristic", "greedy"]])
+def test_learned_with_the_heuristics_weights_is_the_heuristic(policies):
+    rules = TienLenRules()
+    a = play_chunk(3, 0, 3000, rules, policies, weights=HEURISTIC_WEIGHTS)
+    b = play_chunk(3, 0, 3000, rules, [p.replace("learned", "heuristic") for p in policies])
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+
+
+def test_shipped_weights_play_differently_from_the_heuristic():
+    rules = TienLenRules()
+    a = play_chunk(3, 0, 500, rules, ["learned"] * 4)
+    b = play_chunk(3, 0, 500, rules, ["heuristic"] * 4)
+    assert not np.array_equal(a["winner"], b["winner"])
+
+
+def test_score_is_the_dot_product_of_the_features():
+    """The kernel's score (summed in the heuristic's order) ranks like ``w . features``."""
+    rng = np.random.default_rng(4)
+    acls = np.zeros(N_CLASSES, np.int64)
+    amin = np.zeros(N_CLASSES, np.int64)
+    n_acl = allowed_classes(np.int64(-1), np.int64(-1), np.int64(1), np.bool_(False), np.int64(0), acls, amin,
+                            np.int64(3))
+    cand = np.zeros(512, np.uint64)
+    ccls = np.zeros(512, np.int64)
+    w = rng.normal(size=N_FEATURES)
+    f = np.zeros(N_FEATURES)
+    g = np.zeros(N_FEATURES)
+    checked = 0
+    for _ in range(300):
+        h = np.uint64(sum(1 << int(c) for c in rng.choice(52, int(rng.integers(2, 14)), replace=False)))
+        opp_min, heads_up = int(rng.integers(1, 14)), bool(rng.integers(2))
+        decision_features(h, np.uint64(0), -1, -1, opp_min, heads_up, g)
+        for i in range(heuristic_candidates(h, n_acl, acls, amin, -1, cand, ccls)):
+            decision_features(h, cand[i], ccls[i], -1, opp_min, heads_up, f)
+            got = (decision_score(h, cand[i], ccls[i], -1, opp_min, heads_up, w)
+                   - decision_score(h, np.uint64(0), -1, -1, opp_min, heads_up, w))
+            assert got == pytest.approx(w @ (f - g), abs=1e-9)
+            checked += 1
+    assert checked > 1000
+
+
+def test_model_files_round_trip_and_bad_ones_are_refused(tmp_path):
+    w = np.random.default_rng(1).normal(size=N_FEATURES)
+    text = format_weights(w, ["a comment"])
+    np.testing.assert_array_equal(parse_weights(text), w)  # repr floats: the same bits
+    with pytest.raises(ValueError, match="no weight for"):
+        parse_weights("\n".join(text.splitlines()[:-1]))
+    with pytest.raises(ValueError, match="known, new feature"):
+        parse_weights(text + f"{FEATURES[0]} 1.0\n")
+    with pytest.raises(ValueError, match="known, new feature"):
+        parse_weights(text.replace(FEATURES[3], "no_such_feature"))
+    assert read_weights().shape == (N_FEATURES,)
+
+
+def test_training_is_deterministic_whatever_the_threads_and_resumes_bit_for_bit():
+    import numba
+
+    old = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = train.train(train.start_state(9), 2 * train.games_per_iteration(), None)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        first = train.train(train.start_state(9), train.games_per_iteration(), None)
+    finally:
+        numba.set_num_threads(old)
+    resumed_from = train.TrainState.from_text(first.to_text("x"))
+    two = train.train(resumed_from, 2 * train.games_per_iteration(), None)
+    assert one.iterations == two.iterations == 2
+    np.testing.assert_array_equal(one.weights, two.weights)
+    np.testing.assert_array_equal(one.first_checkpoint, first.weights)
+    assert not np.array_equal(one.weights, train.start_state(9).weights)
+
+
+def test_the_shipped_model_names_its_command_and_its_first_checkpoint_reproduces():
+    text = WEIGHTS_FILE.read_text()
+    shipped = train.TrainState.from_text(text, str(WEIGHTS_FILE))
+    assert f"# reproduce: cardsim train tienlen --seed {shipped.seed} --games {shipped.games}" in text
+    again = train.iterate(train.start_state(shipped.seed), TienLenRules())
+    np.testing.assert_array_equal(again.weights, shipped.first_checkpoint)
+    np.testing.assert_array_equal(read_weights(), shipped.weights)
+
+
+def test_train_command_writes_resumes_and_refuses_bad_input(capsys, tmp_path):
+    from cli_helpers import run
+
+    per = train.games_per_iteration()
+    out = tmp_path / "m.txt"
+    code, stdout, err = run(capsys, "train", "tienlen", "--seed", "4", "--games", per, "--out", out)
+    assert code == 0, err
+    assert "iteration 1/1" in err and f"reproduce: cardsim train tienlen --seed 4 --games {per}" in stdout
+    once = out.read_text()
+    assert once.splitlines()[1] == f"# reproduce: cardsim train tienlen --seed 4 --games {per} --out m.txt"
+    # a second run with a bigger budget resumes from the checkpoint
+    code, stdout, err = run(capsys, "train", "tienlen", "--seed", "4", "--games", 2 * per, "--out", out, "-q")
+    assert code == 0 and stdout == ""
+    assert train.TrainState.from_text(out.read_text()).iterations == 2
+    for args, message in [
+        (["--seed", "5", "--games", per, "--out", out], "was trained with seed 4"),
+        (["--seed", "4", "--games", per - 1, "--out", tmp_path / "x.txt"], "at least"),
+        (["--seed", "4", "--games", per, "--minutes", "1"], "not both"),
+        (["--seed", "4", "--out", tmp_path], "not a usable file path"),
+    ]:
+        code, stdout, err = run(capsys, "train", "tienlen", *args)
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, (args, err)
+    code, _, err = run(capsys, "train", "tusac", "--seed", "1")
+    assert code == 2 and "no learned policy yet" in err
