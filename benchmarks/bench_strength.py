@@ -9,7 +9,8 @@ differences of the candidate's win indicator per (deal, seat), with a 95% interv
 * ``search`` (the default ``search:64``) minus ``heuristic`` against each field: random,
   greedy (Tiến Lên), heuristic, and all-``search`` (``-n // 2`` deals there: every seat searches);
 * the budget ladder ``search:16 -> search:64 -> search:256`` in a heuristic field;
-* in Tiến Lên also ``search-plain:64`` (the search before its fitted opponent models);
+* in Tiến Lên also ``learned`` (the shipped self-play model) and ``search-plain:64`` (the
+  search before its fitted opponent models) against each field;
 * relative skill against the peeking ``oracle`` (heuristic field):
   ``(W - W_random) / (W_oracle - W_random)`` for ``heuristic`` and ``search``.
 
@@ -57,16 +58,18 @@ def main() -> None:
         n, seed = args.n, args.seed
         fields = FIELDS.get(game, DEFAULT_FIELDS)
         plain = ["search-plain:64"] if game == "tienlen" else []
+        learned = ["learned"] if game == "tienlen" else []
         for field in fields:
             m = n // 2 if field.startswith("search") else n
-            wins, secs = ladder(game, ["heuristic", "search:64", *plain], field, m, seed)
-            cmd = (f"cardsim ladder {game} --policies heuristic,search:64{',' + plain[0] if plain else ''} "
-                   f"--field {field} --games {m} --seed {seed}")
+            cands = ["search:64", *learned, *plain]
+            wins, secs = ladder(game, ["heuristic", *cands], field, m, seed)
+            cmd = (f"cardsim ladder {game} --policies heuristic,{','.join(cands)} --field {field} --games {m} "
+                   f"--seed {seed}")
             print(f"{cmd}   ({secs:.0f} s)")
-            for cand in ["search:64", *plain]:
+            for cand in cands:
                 d, lo, hi, z = paired(wins[cand], wins["heuristic"])
                 rows.append((game, f"{cand} - heuristic, {field} field", d, lo, hi, z, cmd))
-        budgets = ["random", "heuristic", "search:16", "search:64", "search:256", "oracle:64"]
+        budgets = ["random", "heuristic", *learned, "search:16", "search:64", "search:256", "oracle:64"]
         wins, secs = ladder(game, budgets, "heuristic", n, seed)
         cmd = f"cardsim ladder {game} --policies {','.join(budgets)} --field heuristic --games {n} --seed {seed}"
         print(f"{cmd}   ({secs:.0f} s)")
@@ -74,7 +77,7 @@ def main() -> None:
             d, lo, hi, z = paired(wins[hi_b], wins[lo_b])
             rows.append((game, f"{hi_b} - {lo_b}, heuristic field", d, lo, hi, z, cmd))
         span = wins["oracle:64"].mean() - wins["random"].mean()
-        for p in ("heuristic", "search:64"):
+        for p in ("heuristic", *learned, "search:64"):
             rel = (wins[p].mean() - wins["random"].mean()) / span if span else float("nan")
             rows.append((game, f"relative skill of {p} (oracle = 1, random = 0)", rel, math.nan, math.nan, math.nan,
                          cmd))

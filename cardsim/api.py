@@ -583,8 +583,10 @@ def balance(game: str, policies: Optional[Sequence[str] | str] = None, field: st
         other = _rule_settings(game, rules, rules_file, sets)
         other.update(_rule_settings(game, None, compare_file, compare_sets))
         other_rules = registry.rules_class(game).from_settings(other)
-    listed = DEFAULT_POLICIES if policies is None else (policies.split(",") if isinstance(policies, str)
-                                                       else list(policies))
+    if policies is None:  # the learned player joins the default strengths where the game has one
+        listed = list(DEFAULT_POLICIES) + (["learned"] if "learned" in spec.policies else [])
+    else:
+        listed = policies.split(",") if isinstance(policies, str) else list(policies)
     names = [str(x).strip() for x in listed if str(x).strip()]
     field_name = canonical_policy(field, spec.policies)
     names = list(dict.fromkeys(canonical_policy(x, spec.policies) for x in names))

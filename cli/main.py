@@ -23,7 +23,8 @@ from cardsim.cli.app import app
 from cardsim.cli.runs import STATE
 from cardsim.simcore.framework.config import CardsimError, Interrupted
 # the command modules register their commands, in the order `cardsim --help` lists them
-from cardsim.cli import info_commands, run_commands, study_commands, data_commands, train_commands  # noqa: F401,E402,I001
+from cardsim.cli import (info_commands, run_commands, study_commands, data_commands,  # noqa: F401,E402,I001
+                         train_commands)
 
 
 _METAVARS = {"int": "N", "float": "X", "path": "PATH", "bool": ""}

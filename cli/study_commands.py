@@ -70,7 +70,8 @@ def ladder_command(
 def balance_command(
     game: GameArg,
     policies: Optional[str] = typer.Option(None, "--policies", help="strengths, comma-separated (default: random,"
-                                                                     "heuristic,search); add oracle for "
+                                                                     "heuristic,search, plus learned where the "
+                                                                     "game has one); add oracle for "
                                                                      "relative_skill"),
     field: str = typer.Option("heuristic", "--field", help="the other seats' policy when one strength is measured"),
     games: str = typer.Option("2000", "--games", "-n", help="deals per table (every table plays the same deals)"),

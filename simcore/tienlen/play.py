@@ -242,7 +242,8 @@ def _play_hands_kernel(given, state, search_state, first, prev_winner, prm, pol,
     cand = np.zeros(CAND_CAP, np.uint64)
     ccls = np.zeros(CAND_CAP, np.int64)
     winner, nl, srng = play_dealt(hands, np.uint64(state), np.uint64(search_state), first, prev_winner, prm, pol,
-                                  budgets, wts, st, flags, acls, amin, counts, cand, ccls, meta, seat, log, np.bool_(True))
+                                  budgets, wts, st, flags, acls, amin, counts, cand, ccls, meta, seat, log,
+                                  np.bool_(True))
     return nl
 
 

@@ -11,13 +11,14 @@ follow or pass, and a passed player's bomb-or-pass-again under ``bombs_after_pas
    decision (one candidate) costs nothing.
 2. **Worlds** -- ``max(1, N // candidates)`` determinizations, each shared by all
    candidates (paired comparisons); so ``N`` is the rollouts per decision, except that a
-   budget below the number of candidates still gives each candidate one rollout. A world deals the cards the seat cannot see -- the
-   52 cards minus its hand, the cards played so far, and the cards below the match's
-   first lead card (the first leader held the lowest dealt card, so those were not
-   dealt) -- at random to the opponents by their card counts. The sampler reads only
-   the seat's information (its hand, the played cards, the counts, the table), never
-   the opponents' hands. (Passing is voluntary in Tiến Lên, so a pass reveals nothing;
-   the absence of an instant win is not conditioned on.)
+   budget below the number of candidates still gives each candidate one rollout. A
+   world deals the cards the seat cannot see -- the 52 cards minus its hand, the cards
+   played so far, and the cards below the match's first lead card (the first leader
+   held the lowest dealt card, so those were not dealt) -- at random to the opponents
+   by their card counts. The sampler reads only the seat's information (its hand, the
+   played cards, the counts, the table), never the opponents' hands. (The worlds are
+   uniform; what the opponents' decisions reveal enters through their models, 5. The
+   absence of an instant win is not conditioned on.)
 3. **Rollouts** -- each candidate is applied in each world and the game is played on
    (the same engine step as real play, :func:`.engine.run_turns`) until the seat's place
    is known (the end of the game under ``per_card`` scoring). The seat itself plays the
@@ -35,8 +36,9 @@ follow or pass, and a passed player's bomb-or-pass-again under ``bombs_after_pas
    probability under that model averaged over ``OBSERVE_WORLDS`` hands of the opponent
    drawn from the cards the observer cannot see and holding the cards the decision
    played, floored at ``MODEL_FLOOR``. (Holding the played cards is a factor common to
-   every model, so conditioning on it changes no likelihood ratio.) It reads only the
-   observer's hand and the public record, never an opponent's hand.
+   every model, so conditioning on it changes no likelihood ratio.) The prior is
+   :data:`MODEL_PRIOR`. It reads only the observer's hand and the public record, never
+   an opponent's hand.
 
 ``search-plain:N`` is the search before the models and the gate (heuristic rollouts for
 every seat, plain argmax): its budget word carries
@@ -181,8 +183,8 @@ def rollout(st, world, prm, pol, wts, me, move, mcls, is_passed, st2, hands2, se
     # Typed flags: the rollouts reuse the run_turns real play compiled (a literal
     # specialization compiles it again for no measurable speed).
     decide_and_apply(st2, hands2, P, seat2, POL_HEURISTIC, move, mcls, is_passed, log, np.int64(0), np.bool_(False))
-    run_turns(st2, hands2, prm, pol, wts, rrng, seat2, log, np.int64(0), np.bool_(False), acls, amin, counts, cand, ccls,
-              stop, np.bool_(False))
+    run_turns(st2, hands2, prm, pol, wts, rrng, seat2, log, np.int64(0), np.bool_(False), acls, amin, counts, cand,
+              ccls, stop, np.bool_(False))
     return st2[ST_PLACE + me] == 1, seat_points(st2, hands2, prm, me)
 
 
