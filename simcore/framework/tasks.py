@@ -66,6 +66,11 @@ class Task:
         """Output tables of a run of this task."""
         raise NotImplementedError
 
+    def player_notes(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """What a run's results depend on besides its rules and options (e.g. the model
+        file a learned seat plays), for the run's metadata; empty by default."""
+        return {}
+
     def parse_options(self, rules, options: Mapping[str, Any]) -> dict[str, Any]:
         """Normalise user options and fill in defaults."""
         options = dict(options)

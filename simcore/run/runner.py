@@ -94,6 +94,7 @@ class RunConfig:
             "rules": self.rules.to_dict(),
             "house_choices": dict(self.rules.HOUSE_CHOICES),
             "options": dict(self.options),
+            **({"players": notes} if (notes := spec.player_notes(self.options)) else {}),
             "tables": list(spec.tables(self)),
             "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "numba_version": numba.__version__,

@@ -70,6 +70,20 @@ class PlayTask(PlayTaskBase):
     policy_names = with_plain_search(with_peeking(POLICIES))
     option_defaults = {"games_per_match": 1}
 
+    def player_notes(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The shipped model file's digest and command when a seat plays ``learned``."""
+        if "learned" not in (options.get("policies") or ()):
+            return {}
+        import hashlib
+
+        from cardsim.simcore.tienlen.learned import WEIGHTS_FILE
+
+        data = WEIGHTS_FILE.read_bytes()
+        reproduce = next((line[len("# reproduce: "):] for line in data.decode().splitlines()
+                          if line.startswith("# reproduce: ")), "")
+        return {"learned_model": {"file": WEIGHTS_FILE.name, "sha256": hashlib.sha256(data).hexdigest(),
+                                  "reproduce": reproduce}}
+
     def check_extra(self, rules: TienLenRules, options: Mapping[str, Any]) -> None:
         k = options.get("games_per_match")
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 10_000:

@@ -120,3 +120,18 @@ def test_train_command_writes_resumes_and_refuses_bad_input(capsys, tmp_path):
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1, (args, err)
     code, _, err = run(capsys, "train", "tusac", "--seed", "1")
     assert code == 2 and "no learned policy yet" in err
+
+
+def test_a_run_with_a_learned_seat_records_the_model_it_played(tmp_path):
+    import hashlib
+    import json
+
+    import cardsim
+
+    cardsim.play("tienlen", 50, seed=1, policy="0=learned", out=tmp_path / "a", progress=False)
+    cardsim.play("tienlen", 50, seed=1, out=tmp_path / "b", progress=False)
+    meta = json.loads((tmp_path / "a" / "run.json").read_text())
+    model = meta["players"]["learned_model"]
+    assert model["sha256"] == hashlib.sha256(WEIGHTS_FILE.read_bytes()).hexdigest()
+    assert model["reproduce"].startswith("cardsim train tienlen --seed ")
+    assert "players" not in json.loads((tmp_path / "b" / "run.json").read_text())
