@@ -61,45 +61,56 @@ def weighted_mean(weights: np.ndarray, x: np.ndarray, present: np.ndarray | None
 
 
 # ----------------------------------------------------------------------------- luck versus skill
-def deal_statistics(y: np.ndarray) -> np.ndarray:
+def deal_statistics(y: np.ndarray, design: np.ndarray | None = None) -> np.ndarray:
     """Per-deal sufficient statistics of the decomposition: float[D, 4].
 
-    ``y``: float[D, k, k], ``y[d, s, r]`` the outcome of seat ``s`` of deal ``d`` when
-    the measured player sits at seat ``r`` (it plays cell ``(d, s)`` when ``r == s``).
-    Columns: the sum of ``y``, the sum of ``y**2``, the sum over seats of the squared cell
-    sums, and the sum over seats of (measured player's outcome - the field's mean).
+    ``y``: float[D, k, R], ``y[d, s, r]`` the outcome of seat ``s`` of deal ``d`` in
+    rotation ``r``; ``design`` bool[k, R]: whether the measured player plays seat ``s``
+    in rotation ``r`` (default: the identity, one seat: it sits at seat ``r``). Every
+    seat must be the measured player's in the same number of rotations. Columns: the sum
+    of ``y``, the sum of ``y**2``, the sum over seats of the squared cell sums, and the
+    sum over seats of (measured player's mean outcome - the field's mean).
     """
-    d, k, _ = y.shape
+    d, k, R = y.shape
+    design = np.eye(k, R, dtype=bool) if design is None else np.asarray(design, bool)
+    a = design.sum(axis=1)
+    if design.shape != (k, R) or not (a == a[0]).all() or not 0 < a[0] < R:
+        raise ValueError("every seat must be the measured player's in the same number (not all) of rotations")
+    a = float(a[0])
     cells = y.sum(axis=2)
-    own = np.einsum("dss->ds", y)
-    field_mean = (cells - own) / (k - 1)
+    own = (y * design[None]).sum(axis=2) / a
+    field_mean = (cells - own * a) / (R - a)
     return np.stack([y.sum(axis=(1, 2)), (y * y).sum(axis=(1, 2)), (cells * cells).sum(axis=1),
                      (own - field_mean).sum(axis=1)], axis=1)
 
 
-def decompose(stats: np.ndarray, deals: np.ndarray, k: int) -> dict[str, np.ndarray]:
+def decompose(stats: np.ndarray, deals: np.ndarray, k: int, rotations: int | None = None,
+              measured: int = 1) -> dict[str, np.ndarray]:
     """Variance components from summed :func:`deal_statistics`.
 
     ``stats``: float[R, 4] (weighted sums over deals, one row per bootstrap weight row),
-    ``deals``: float[R] the weighted number of deals, ``k`` seats. Returns float[R]
-    arrays ``hand``, ``player``, ``residual`` (variance components, clipped at 0),
-    ``total`` (their sum), ``luck_share``, ``skill_share``, ``residual_share`` (NaN where
-    the outcomes do not vary) and ``player_gap`` (measured player minus field, in
-    outcome units).
+    ``deals``: float[R] the weighted number of deals, ``k`` seats, ``rotations`` tables
+    per deal (default ``k``) of which ``measured`` have the measured player at a given
+    seat (default 1: one seat in turn). Returns float[R] arrays ``hand``, ``player``,
+    ``residual`` (variance components, clipped at 0), ``total`` (their sum),
+    ``luck_share``, ``skill_share``, ``residual_share`` (NaN where the outcomes do not
+    vary) and ``player_gap`` (measured player minus field, in outcome units).
     """
+    R = k if rotations is None else rotations
+    p = measured / R  # share of a cell's observations the measured player makes
     s1, s2, q, delta_sum = stats.T
-    n_obs = deals * k * k
+    n_obs = deals * k * R
     cells = deals * k
     grand = s1 / n_obs
     ss_total = s2 - n_obs * grand ** 2
-    ss_hand = q / k - n_obs * grand ** 2
+    ss_hand = q / R - n_obs * grand ** 2
     gap = delta_sum / cells
-    ss_player = n_obs * (1.0 / k) * (1 - 1.0 / k) * gap ** 2
+    ss_player = n_obs * p * (1 - p) * gap ** 2
     ss_resid = np.maximum(ss_total - ss_hand - ss_player, 0.0)
     sigma2 = ss_resid / np.maximum(n_obs - cells - 1, 1)
-    hand = np.maximum(ss_hand / (k * np.maximum(cells - 1, 1)) - sigma2 / k, 0.0)
-    gap_var = sigma2 * k / ((k - 1) * cells)
-    player = np.maximum((1.0 / k) * (1 - 1.0 / k) * (gap ** 2 - gap_var), 0.0)
+    hand = np.maximum(ss_hand / (R * np.maximum(cells - 1, 1)) - sigma2 / R, 0.0)
+    gap_var = sigma2 * R / (measured * (R - measured) * cells)
+    player = np.maximum(p * (1 - p) * (gap ** 2 - gap_var), 0.0)
     total = hand + player + sigma2
     with np.errstate(invalid="ignore", divide="ignore"):
         ok = total > 1e-12
@@ -200,7 +211,15 @@ def figures(play, weights: np.ndarray) -> list[Figure]:
     if field in play.alone:
         field_wins[field] = weighted_mean(weights, play.alone[field].win.mean(axis=1))
         scores[field] = np.full(weights.shape[0], 0.5)
-    for strength, rotations in play.rotations.items():
+    seat_sets = config.seat_sets()
+    for strength, all_rotations in play.rotations.items():
+        rotations = [o for o, held in zip(all_rotations, seat_sets) if len(held) == 1]
+        for m in config.mixes:
+            if m > 1:
+                out += _mix_figures(strength, m, [(o, held) for o, held in zip(all_rotations, seat_sets)
+                                                  if len(held) == m], field, k, weights)
+        if not rotations:
+            continue
         win = np.stack([o.win for o in rotations], axis=2)  # [D, k seats, k rotations]
         own_win = np.stack([o.win[:, r] for r, o in enumerate(rotations)], axis=1).mean(axis=1)
         score = np.stack([score_against_field(o.win, o.points, r, lower) for r, o in enumerate(rotations)],
@@ -234,6 +253,25 @@ def figures(play, weights: np.ndarray) -> list[Figure]:
                 rel = (w - low) / (high - low)
             out.append(Figure("relative_skill", f"{randoms[0]} = 0, {oracles[0]} = 1", strength, "share", deals,
                               rel, note=f"one seat's win rate against the {field} field"))
+    return out
+
+
+def _mix_figures(strength: str, m: int, tables: list, field: str, k: int, weights: np.ndarray) -> list[Figure]:
+    """Figures of ``strength`` holding ``m`` seats against the ``field``, every set of ``m``
+    seats in turn (``tables``: ``(outcomes, seats held)``): its win rate per seat held and
+    the luck/skill split of that mix."""
+    deals = weights.shape[1]
+    design = np.array([[s in held for _, held in tables] for s in range(k)])  # [seat, rotation]
+    win = np.stack([o.win for o, _ in tables], axis=2)  # [D, k seats, rotations]
+    own_win = (win * design[None]).sum(axis=(1, 2)) / design.sum()
+    group = f"{m} seats vs {field}"
+    out = [Figure("win_rate", group, strength, "rate", int(deals * design.sum()), weighted_mean(weights, own_win), "mean",
+                  per_deal=own_win)]
+    parts = decompose(weights @ deal_statistics(win, design), weights.sum(axis=1), k, len(tables),
+                      int(design[0].sum()))
+    note = "" if np.isfinite(parts["luck_share"][0]) else "degenerate: the outcomes do not vary"
+    for name in ("luck_share", "skill_share", "residual_share"):
+        out.append(Figure(name, f"{strength} x{m} vs {field}", strength, "share", deals, parts[name], note=note))
     return out
 
 

@@ -533,7 +533,7 @@ def balance(game: str, policies: Optional[Sequence[str] | str] = None, field: st
             rules_file: Optional[PathLike] = None, sets: Sequence[str] = (),
             compare_file: Optional[PathLike] = None, compare_sets: Sequence[str] = (),
             out: Optional[PathLike] = None, overwrite: bool = False, threads: Optional[int] = None,
-            progress: bool = True, yes: bool = False) -> TableResult:
+            progress: bool = True, yes: bool = False, mixes: Sequence[int] | str = (1,)) -> TableResult:
     """The balance card of one rule set: seat and role balance, length, draws, comebacks,
     luck versus skill and the strength ladder, every figure with a 95% interval.
 
@@ -555,6 +555,9 @@ def balance(game: str, policies: Optional[Sequence[str] | str] = None, field: st
     compare_file, compare_sets : optional
         A second rule set (a rules TOML and/or ``key=value`` on top of the first): both
         cards are played on the same deals and every figure gets a paired difference.
+    mixes : list of int or str
+        Seats a measured strength holds in its mixed tables (``"1,2"``: also two and two,
+        every pair of seats in turn, with its own luck/skill split); default one seat.
 
     Returns
     -------
@@ -594,7 +597,13 @@ def balance(game: str, policies: Optional[Sequence[str] | str] = None, field: st
         names.append(field_name)
     n = _count(games, "--games")
     seed = draw_seed() if seed is None else parse_seed(seed)
-    configs = [BalanceConfig(game=game, rules=r, policies=tuple(names), field=field_name, n=n, seed=seed)
+    if isinstance(mixes, str):
+        try:
+            mixes = [int(x) for x in mixes.split(",") if x.strip()]
+        except ValueError:
+            raise ConfigError(f"--mix must be seat counts like 1,2, got {mixes!r}") from None
+    configs = [BalanceConfig(game=game, rules=r, policies=tuple(names), field=field_name, n=n, seed=seed,
+                             mixes=tuple(int(m) for m in mixes))
                for r in (base_rules, other_rules) if r is not None]
     for config in configs:
         validate(config)

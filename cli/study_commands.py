@@ -88,6 +88,8 @@ def balance_command(
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="write balance.json, card.parquet, seats.parquet "
                                                                  "and games.parquet into this new folder"),
     overwrite: OverwriteOpt = False,
+    mix: str = typer.Option("1", "--mix", help="seats a measured strength holds against the field, comma-separated: "
+                                               "1 (one seat in turn), 2 (two and two: every pair of seats)"),
     yes: YesOpt = False,
     quiet: QuietOpt = False,
     as_json: bool = typer.Option(False, "--json", help="print the card as JSON records: metric, group, strength, "
@@ -100,14 +102,16 @@ def balance_command(
     seat rotation (win rate, score and Elo against the field; luck_share, skill_share
     and residual_share from a two-way analysis of variance of hand and player); then
     elo_spread and levels_60 over the ladder, and relative_skill when random and oracle
-    are among the strengths. All on the same deals, every figure with a 95% interval.
+    are among the strengths. With --mix 1,2 each strength also holds every pair of seats
+    (two and two) and gets that mix's luck/skill split. All on the same deals, every
+    figure with a 95% interval.
     """
     from cardsim import api
 
     result = api.balance(game, policies=policies, field=field, games=parse_count(games, "--games"),
                          seed=parse_seed(seed), rules_file=rules_file, sets=sets, compare_file=compare,
                          compare_sets=compare_sets, out=out, overwrite=overwrite, threads=threads,
-                         progress=not quiet, yes=yes)
+                         progress=not quiet, yes=yes, mixes=mix)
     print_balance(result.summary(), as_json)
     if as_json or quiet:
         say_drawn_seed()

@@ -179,6 +179,20 @@ def test_compare_gives_paired_differences_and_out_reads_back(tmp_path, capsys):
     assert set(loaded.tables["seats"]["rules"]) == {"base", "compare"}
 
 
+def test_two_and_two_tables_get_their_own_luck_and_skill_split(capsys):
+    code, out, _ = run(capsys, "balance", "tienlen", "--games", "200", "--seed", "3", "--policies", "random,heuristic",
+                       "--mix", "1,2", "--json")
+    assert code == 0
+    records = {(r["metric"], r["group"]): r for r in json.loads(out) if r["strength"] == "random"}
+    for metric in ("luck_share", "skill_share", "residual_share"):
+        assert ("luck_share", "random x2 vs heuristic") in records and (metric, "random vs heuristic") in records
+    # two random seats of four lose more of the variance to the player than one does
+    assert records[("skill_share", "random x2 vs heuristic")]["ci_low"] > records[("skill_share",
+                                                                                    "random vs heuristic")]["value"]
+    # random players rarely win against heuristic ones, two of them or one
+    assert records[("win_rate", "2 seats vs heuristic")]["value"] < 0.1
+
+
 def test_a_rummy_card_has_comebacks_and_penalty_points(capsys):
     code, out, _ = run(capsys, "balance", "loba", "--games", "4", "--seed", "1", "--policies", "random,heuristic",
                        "--json")
@@ -194,6 +208,8 @@ def test_a_rummy_card_has_comebacks_and_penalty_points(capsys):
     (("--games", "1"), "at least 2"),
     (("--set", "players=9"), "players"),
     (("--compare-set", "nosuch=1"), "nosuch"),
+    (("--mix", "4"), "--mix must list distinct seat counts in 1..3"),
+    (("--mix", "1,x"), "--mix must be seat counts"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message, capsys):
     code, out, err = run(capsys, "balance", "tienlen", "--games", "10", "--seed", "1", *args)
@@ -281,3 +297,26 @@ def test_tusac_comebacks_from_the_move_log():
             laid = trail[at - 1]
             assert got[name][g] == float(laid[winner] < max(laid.values())), (g, name)
     assert measured >= 30
+
+
+def test_the_decomposition_recovers_planted_effects_with_two_measured_seats():
+    """Two and two: the measured player holds two of four seats, in all six pairs."""
+    import itertools
+
+    k, hand_sd, gap, noise_sd = 4, 0.2, 0.3, 0.3
+    pairs = list(itertools.combinations(range(k), 2))
+    design = np.array([[s in pair for pair in pairs] for s in range(k)])  # [seat, rotation]
+    rng = np.random.default_rng(7)
+    deals = 20_000
+    y = (rng.normal(0.0, hand_sd, (deals, k, 1)) + gap * design[None]
+         + rng.normal(0.0, noise_sd, (deals, k, len(pairs))))
+    weights = bootstrap_weights(deals, 1, 300)
+    parts = decompose(weights @ deal_statistics(y, design), weights.sum(axis=1), k, len(pairs), 3)
+    p = 3 / 6  # each seat is the measured player's in three of six rotations
+    truth = {"hand": hand_sd ** 2, "player": p * (1 - p) * gap ** 2, "residual": noise_sd ** 2, "player_gap": gap}
+    for name, value in truth.items():
+        estimate, resampled = parts[name][0], parts[name][1:]
+        z = (estimate - value) / resampled.std(ddof=1)
+        assert abs(z) < 4, (name, estimate, value, z)
+    with pytest.raises(ValueError, match="same number"):
+        deal_statistics(y[:, :, :5], design[:, :5])

@@ -8,7 +8,9 @@ For ``--policies P1,P2,...`` and a field policy ``F``:
 * a *rotation set* per strength ``X != F``: for each seat ``r``, ``X`` plays seat ``r``
   and ``F`` every other seat (head to head against the field, ratings, and the
   luck/skill split: each (deal, seat) is played by ``X`` once and by ``F`` in the other
-  rotations).
+  rotations); with ``mixes`` holding ``m > 1`` also, for each set of ``m`` seats, ``X``
+  at those seats and ``F`` at the others (``m = 2`` of 4: "two and two", six tables),
+  for a luck/skill split of that mix.
 
 Every table plays games ``0 .. n-1`` of the same run seed, so game ``i`` starts from the
 same deal everywhere (common random numbers) and figures can be paired deal by deal.
@@ -16,6 +18,7 @@ The figures are computed on the pandas side (:mod:`cardsim.analysis.balance`).
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -35,20 +38,32 @@ DEFAULT_POLICIES = ("random", "heuristic", "search")
 @dataclass(frozen=True)
 class BalanceConfig(LadderConfig):
     """One card: the game, its rules, the strengths, the field, n deals, the seed (the
-    fields of a ladder, :class:`~cardsim.simcore.study.ladder.LadderConfig`)."""
+    fields of a ladder, :class:`~cardsim.simcore.study.ladder.LadderConfig`), and
+    ``mixes``: how many seats a measured strength holds in its mixed tables (1: one seat
+    against the field; 2: two and two)."""
+
+    mixes: tuple[int, ...] = (1,)
 
     def manifest(self) -> dict[str, Any]:
-        return {**super().manifest(), "kind": "balance", "players": self.rules.players}
+        return {**super().manifest(), "kind": "balance", "players": self.rules.players, "mixes": list(self.mixes)}
+
+    def seat_sets(self) -> list[tuple[int, ...]]:
+        """The seats the measured strength holds in each of its mixed tables, rotation
+        by rotation: for each mix ``m``, every ``m`` seats (lexicographic; ``m = 1``
+        gives seat ``r`` at rotation ``r``)."""
+        players = self.rules.players
+        return [c for m in self.mixes for c in itertools.combinations(range(players), m)]
 
     def tables(self) -> list[tuple[str, int, list[str]]]:
         """``(strength, rotation, seat policies)`` of every table in play order;
-        rotation -1 is the strength alone at the table, ``r >= 0`` the strength at seat
-        ``r`` of the field."""
+        rotation -1 is the strength alone at the table, ``r >= 0`` the strength at the
+        seats ``seat_sets()[r]`` of the field."""
         players = self.rules.players
         out = [(p, -1, [p] * players) for p in self.policies]
         for p in self.policies:
             if p != self.field:
-                out += [(p, r, [p if s == r else self.field for s in range(players)]) for r in range(players)]
+                out += [(p, r, [p if s in held else self.field for s in range(players)])
+                        for r, held in enumerate(self.seat_sets())]
         return out
 
 
@@ -71,6 +86,11 @@ def validate(config: BalanceConfig) -> None:
         raise ConfigError(f"--games must be at least 2 (intervals need two deals), got {config.n}")
     if not config.policies:
         raise ConfigError("--policies is empty")
+    players = config.rules.players
+    if (not config.mixes or len(set(config.mixes)) != len(config.mixes)
+            or any(not 1 <= m < players for m in config.mixes)):
+        raise ConfigError(f"--mix must list distinct seat counts in 1..{players - 1} (the seats a measured strength "
+                          f"holds against the field), got {','.join(map(str, config.mixes)) or 'nothing'}")
     if not get_spec(config.game).balance:
         raise ConfigError(f"the balance card is not available for {config.game} yet")
     for _, _, seats in config.tables():
