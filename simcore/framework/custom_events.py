@@ -31,7 +31,8 @@ BLOCK = 1 << 18
 
 @dataclass(frozen=True)
 class HandsSpec:
-    """How a game's hands are produced for custom events and what the user function gets."""
+    """How a game's hands are produced for custom events and what the user function gets,
+    and how a stored hand column (``--per-deal``) decodes (:mod:`cardsim.analysis.hands`)."""
 
     argument: object  # the numba type of one hand
     describe: str
@@ -39,6 +40,17 @@ class HandsSpec:
     #: optional: fused(dispatcher) -> run(seed, start, count, rules) -> bool[count, players],
     #: dealing and testing in one parallel loop (no hands materialised: faster)
     fused: Callable | None = None
+    #: stored column -> the hands as the user function takes them, array (rows[, width])
+    column_hands: Callable | None = None
+    #: stored column -> int array (rows, cards): how many of each card id a hand holds
+    card_counts: Callable | None = None
+    #: card id ``i`` is ``(outer[i // len(inner)], inner[i % len(inner)])``; which of the
+    #: two is the rank (the other being the suit or colour)
+    outer: tuple[str, ...] = ()
+    inner: tuple[str, ...] = ()
+    rank_is_outer: bool = True
+    #: the name of card ``(o, i)``
+    card_name: Callable[[str, str], str] = lambda outer, inner: outer + inner
 
 
 def game_hands(game: str) -> HandsSpec:
@@ -138,11 +150,8 @@ def event_frame(game: str, refs: list[str], frame):
     import pandas as pd
 
     seats = sorted(int(c[5:]) for c in frame.columns if c.startswith("hand_") and c[5:].isdigit())
-    if game == "tienlen":
-        hands = np.stack([frame[f"hand_{s}"].to_numpy(np.int64) for s in seats], axis=1)
-    else:
-        hands = np.stack([np.stack([np.asarray(x, np.int8) for x in frame[f"hand_{s}"]]) for s in seats], axis=1)
-    hands = np.ascontiguousarray(hands)
+    spec = game_hands(game)
+    hands = np.ascontiguousarray(np.stack([spec.column_hands(frame[f"hand_{s}"]) for s in seats], axis=1))
     out = pd.DataFrame(index=frame.index)
     for ref in refs:
         kernel = _cached(f"hits{hands.ndim}", game, ref, lambda: _hits_kernel(compile_event(game, ref), hands.ndim))

@@ -43,4 +43,18 @@ def _fused(dispatcher):
     return run
 
 
-HANDS = HandsSpec(types.int64, "an int64 52-bit mask (bit 4*rank+suit)", _hands, _fused)
+def _column_hands(column) -> np.ndarray:
+    return np.asarray(column, dtype=np.int64)
+
+
+def _card_counts(column) -> np.ndarray:
+    """``(n, 52)`` 0/1 array of 52-bit masks (bit ``c`` = card id ``c``)."""
+    values = np.asarray(column, dtype=np.int64).astype(np.uint64)
+    as_bytes = values.astype("<u8").view(np.uint8).reshape(-1, 8)
+    return np.unpackbits(as_bytes, axis=1, bitorder="little")[:, :52]
+
+
+HANDS = HandsSpec(types.int64, "an int64 52-bit mask (bit 4*rank+suit)", _hands, _fused,
+                  column_hands=_column_hands, card_counts=_card_counts,
+                  outer=("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2"),
+                  inner=("♠", "♣", "♦", "♥"), rank_is_outer=True)

@@ -19,4 +19,19 @@ def _hands(seed, start, count, rules):
     return np.ascontiguousarray(hands[:, :rules.players, :])
 
 
-HANDS = HandsSpec(types.Array(types.int8, 1, "C", readonly=False), "an int8[28] array of counts per type", _hands)
+def _card_counts(column) -> np.ndarray:
+    values = np.asarray([np.asarray(x, dtype=np.int64) for x in column]) if len(column) else np.zeros((0, 28), int)
+    if values.ndim != 2 or values.shape[1] != 28:
+        raise ValueError("a Tứ Sắc hand column holds 28 counts per row")
+    return values
+
+
+def _column_hands(column) -> np.ndarray:
+    return _card_counts(column).astype(np.int8)
+
+
+HANDS = HandsSpec(types.Array(types.int8, 1, "C", readonly=False), "an int8[28] array of counts per type", _hands,
+                  column_hands=_column_hands, card_counts=_card_counts,
+                  outer=("red", "yellow", "green", "white"),
+                  inner=("General", "Advisor", "Elephant", "Chariot", "Horse", "Cannon", "Soldier"),
+                  rank_is_outer=False, card_name=lambda colour, character: f"{colour} {character}")
