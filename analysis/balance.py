@@ -220,22 +220,11 @@ def figures(play, weights: np.ndarray) -> list[Figure]:
                                                   if len(held) == m], field, k, weights)
         if not rotations:
             continue
-        win = np.stack([o.win for o in rotations], axis=2)  # [D, k seats, k rotations]
-        own_win = np.stack([o.win[:, r] for r, o in enumerate(rotations)], axis=1).mean(axis=1)
-        score = np.stack([score_against_field(o.win, o.points, r, lower) for r, o in enumerate(rotations)],
-                         axis=1).mean(axis=1)
-        field_wins[strength] = weighted_mean(weights, own_win)
-        scores[strength] = weighted_mean(weights, score)
-        group = f"1 seat vs {field}"
-        out.append(Figure("win_rate", group, strength, "rate", deals * k, field_wins[strength], "mean",
-                          per_deal=own_win))
-        out.append(Figure("score_vs_field", group, strength, "rate", deals * k, scores[strength], "mean",
-                          per_deal=score))
-        out.append(Figure("elo", group, strength, "elo", deals * k, elo(scores[strength])))
-        parts = decompose(weights @ deal_statistics(win), weights.sum(axis=1), k)
-        note = "" if np.isfinite(parts["luck_share"][0]) else "degenerate: the outcomes do not vary"
-        for name in ("luck_share", "skill_share", "residual_share"):
-            out.append(Figure(name, f"{strength} vs {field}", strength, "share", deals, parts[name], note=note))
+        figs, field_wins[strength], scores[strength] = _one_seat_figures(strength, rotations, field, k, weights,
+                                                                          lower)
+        out += figs
+    for (measured, among), rotations in play.pairs.items():
+        out += _one_seat_figures(measured, rotations, among, k, weights, lower)[0]
 
     if len(scores) >= 2:
         ladder = ladder_figures(scores, field)
@@ -254,6 +243,28 @@ def figures(play, weights: np.ndarray) -> list[Figure]:
             out.append(Figure("relative_skill", f"{randoms[0]} = 0, {oracles[0]} = 1", strength, "share", deals,
                               rel, note=f"one seat's win rate against the {field} field"))
     return out
+
+
+def _one_seat_figures(strength: str, rotations: list, against: str, k: int, weights: np.ndarray,
+                      lower: bool) -> tuple[list[Figure], np.ndarray, np.ndarray]:
+    """Figures of ``strength`` in one seat of an ``against`` table, every seat in turn
+    (``rotations[r]``: it sits at seat ``r``): win rate, score and Elo against the others
+    and the luck/skill split; with its resampled win rate and score."""
+    deals = weights.shape[1]
+    win = np.stack([o.win for o in rotations], axis=2)  # [D, k seats, k rotations]
+    own_win = np.stack([o.win[:, r] for r, o in enumerate(rotations)], axis=1).mean(axis=1)
+    score = np.stack([score_against_field(o.win, o.points, r, lower) for r, o in enumerate(rotations)],
+                     axis=1).mean(axis=1)
+    wins, scores = weighted_mean(weights, own_win), weighted_mean(weights, score)
+    group = f"1 seat vs {against}"
+    out = [Figure("win_rate", group, strength, "rate", deals * k, wins, "mean", per_deal=own_win),
+           Figure("score_vs_field", group, strength, "rate", deals * k, scores, "mean", per_deal=score),
+           Figure("elo", group, strength, "elo", deals * k, elo(scores))]
+    parts = decompose(weights @ deal_statistics(win), weights.sum(axis=1), k)
+    note = "" if np.isfinite(parts["luck_share"][0]) else "degenerate: the outcomes do not vary"
+    for name in ("luck_share", "skill_share", "residual_share"):
+        out.append(Figure(name, f"{strength} vs {against}", strength, "share", deals, parts[name], note=note))
+    return out, wins, scores
 
 
 def _mix_figures(strength: str, m: int, tables: list, field: str, k: int, weights: np.ndarray) -> list[Figure]:

@@ -533,7 +533,8 @@ def balance(game: str, policies: Optional[Sequence[str] | str] = None, field: st
             rules_file: Optional[PathLike] = None, sets: Sequence[str] = (),
             compare_file: Optional[PathLike] = None, compare_sets: Sequence[str] = (),
             out: Optional[PathLike] = None, overwrite: bool = False, threads: Optional[int] = None,
-            progress: bool = True, yes: bool = False, mixes: Sequence[int] | str = (1,)) -> TableResult:
+            progress: bool = True, yes: bool = False, mixes: Sequence[int] | str = (1,),
+            pairs: bool = False) -> TableResult:
     """The balance card of one rule set: seat and role balance, length, draws, comebacks,
     luck versus skill and the strength ladder, every figure with a 95% interval.
 
@@ -558,6 +559,10 @@ def balance(game: str, policies: Optional[Sequence[str] | str] = None, field: st
     mixes : list of int or str
         Seats a measured strength holds in its mixed tables (``"1,2"``: also two and two,
         every pair of seats in turn, with its own luck/skill split); default one seat.
+    pairs : bool
+        Also play every two strengths that are not the field against each other (the
+        later-listed one in one seat of the earlier one's table, every seat in turn),
+        for their head to head and luck/skill split.
 
     Returns
     -------
@@ -603,7 +608,7 @@ def balance(game: str, policies: Optional[Sequence[str] | str] = None, field: st
         except ValueError:
             raise ConfigError(f"--mix must be seat counts like 1,2, got {mixes!r}") from None
     configs = [BalanceConfig(game=game, rules=r, policies=tuple(names), field=field_name, n=n, seed=seed,
-                             mixes=tuple(int(m) for m in mixes))
+                             mixes=tuple(int(m) for m in mixes), pairs=bool(pairs))
                for r in (base_rules, other_rules) if r is not None]
     for config in configs:
         validate(config)

@@ -27,9 +27,10 @@ def games_command() -> None:
 def _game_commands(spec) -> list[str]:
     """The commands that take ``spec``'s game: its tasks (``deal``, ``play``), ``replay``,
     ``ladder``, ``balance`` where the game reports balance outcomes, ``experiment``, and
-    ``exact`` where exact values exist."""
+    ``exact`` where exact values exist, ``train`` where the game has a learned player."""
     names = [*registry.TASKS, "replay", "ladder", *(["balance"] if spec.balance else []), "experiment"]
-    return names + ["exact"] if spec.exact else names
+    names += ["exact"] if spec.exact else []
+    return names + ["train"] if spec.trainer else names
 
 
 @app.command("rules")

@@ -90,6 +90,8 @@ def balance_command(
     overwrite: OverwriteOpt = False,
     mix: str = typer.Option("1", "--mix", help="seats a measured strength holds against the field, comma-separated: "
                                                "1 (one seat in turn), 2 (two and two: every pair of seats)"),
+    pairs: bool = typer.Option(False, "--pairs", help="also play every two strengths that are not the field "
+                                                      "against each other (one seat of the later among the earlier)"),
     yes: YesOpt = False,
     quiet: QuietOpt = False,
     as_json: bool = typer.Option(False, "--json", help="print the card as JSON records: metric, group, strength, "
@@ -103,15 +105,16 @@ def balance_command(
     and residual_share from a two-way analysis of variance of hand and player); then
     elo_spread and levels_60 over the ladder, and relative_skill when random and oracle
     are among the strengths. With --mix 1,2 each strength also holds every pair of seats
-    (two and two) and gets that mix's luck/skill split. All on the same deals, every
-    figure with a 95% interval.
+    (two and two) and gets that mix's luck/skill split; with --pairs every two strengths
+    that are not the field also meet (e.g. search in one seat among learned players). All
+    on the same deals, every figure with a 95% interval.
     """
     from cardsim import api
 
     result = api.balance(game, policies=policies, field=field, games=parse_count(games, "--games"),
                          seed=parse_seed(seed), rules_file=rules_file, sets=sets, compare_file=compare,
                          compare_sets=compare_sets, out=out, overwrite=overwrite, threads=threads,
-                         progress=not quiet, yes=yes, mixes=mix)
+                         progress=not quiet, yes=yes, mixes=mix, pairs=pairs)
     print_balance(result.summary(), as_json)
     if as_json or quiet:
         say_drawn_seed()

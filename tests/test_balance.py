@@ -193,6 +193,31 @@ def test_two_and_two_tables_get_their_own_luck_and_skill_split(capsys):
     assert records[("win_rate", "2 seats vs heuristic")]["value"] < 0.1
 
 
+def test_pairs_meet_strengths_that_are_not_the_field_and_read_back():
+    from cardsim.analysis.balance import card
+    from cardsim.simcore.study.balance import BalanceConfig, from_frames, play_balance, to_frames
+    from cardsim.simcore.tienlen.rules import TienLenRules
+
+    config = BalanceConfig(game="tienlen", rules=TienLenRules(), policies=("random", "heuristic", "greedy"),
+                           field="heuristic", n=150, seed=4, pairs=True)
+    assert config.strength_pairs() == [("greedy", "random")]
+    play = play_balance(config)
+    table = card(play, resamples=50)
+    groups = set(zip(table["metric"], table["group"], table["strength"]))
+    assert ("skill_share", "greedy vs random", "greedy") in groups
+    assert ("win_rate", "1 seat vs random", "greedy") in groups
+    greedy_vs_random = table[(table["metric"] == "win_rate") & (table["group"] == "1 seat vs random")]["value"].item()
+    assert greedy_vs_random > 0.25  # greedy beats random players
+    # the pair tables are stored apart from the field's rotations and read back the same
+    seats, games = to_frames(play)
+    assert set(seats[seats["strength"] == "greedy"]["against"]) == {"greedy", "heuristic", "random"}
+    first = next(iter(play.alone.values()))
+    again = from_frames(config, seats, games, first.length_unit, first.points_lower_is_better)
+    assert list(again.pairs) == [("greedy", "random")]
+    np.testing.assert_array_equal(again.pairs[("greedy", "random")][2].win, play.pairs[("greedy", "random")][2].win)
+    pd.testing.assert_frame_equal(card(again, resamples=50), table)
+
+
 def test_a_rummy_card_has_comebacks_and_penalty_points(capsys):
     code, out, _ = run(capsys, "balance", "loba", "--games", "4", "--seed", "1", "--policies", "random,heuristic",
                        "--json")

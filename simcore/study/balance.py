@@ -10,7 +10,10 @@ For ``--policies P1,P2,...`` and a field policy ``F``:
   luck/skill split: each (deal, seat) is played by ``X`` once and by ``F`` in the other
   rotations); with ``mixes`` holding ``m > 1`` also, for each set of ``m`` seats, ``X``
   at those seats and ``F`` at the others (``m = 2`` of 4: "two and two", six tables),
-  for a luck/skill split of that mix.
+  for a luck/skill split of that mix;
+* with ``pairs``, for every two strengths ``A`` before ``B`` in ``--policies`` of which
+  neither is the field, ``B`` in one seat of an ``A`` table in every rotation (the
+  luck/skill split and head to head between strengths that are not the field).
 
 Every table plays games ``0 .. n-1`` of the same run seed, so game ``i`` starts from the
 same deal everywhere (common random numbers) and figures can be paired deal by deal.
@@ -18,6 +21,7 @@ The figures are computed on the pandas side (:mod:`cardsim.analysis.balance`).
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -43,9 +47,19 @@ class BalanceConfig(LadderConfig):
     against the field; 2: two and two)."""
 
     mixes: tuple[int, ...] = (1,)
+    pairs: bool = False
 
     def manifest(self) -> dict[str, Any]:
-        return {**super().manifest(), "kind": "balance", "players": self.rules.players, "mixes": list(self.mixes)}
+        return {**super().manifest(), "kind": "balance", "players": self.rules.players, "mixes": list(self.mixes),
+                "pairs": self.pairs}
+
+    def strength_pairs(self) -> list[tuple[str, str]]:
+        """``(measured, among)`` of the pair tables: ``B`` among ``A`` for ``A`` before ``B``,
+        neither the field (those pairs are the field's rotations)."""
+        if not self.pairs:
+            return []
+        others = [p for p in self.policies if p != self.field]
+        return [(b, a) for i, a in enumerate(others) for b in others[i + 1:]]
 
     def seat_sets(self) -> list[tuple[int, ...]]:
         """The seats the measured strength holds in each of its mixed tables, rotation
@@ -54,16 +68,20 @@ class BalanceConfig(LadderConfig):
         players = self.rules.players
         return [c for m in self.mixes for c in itertools.combinations(range(players), m)]
 
-    def tables(self) -> list[tuple[str, int, list[str]]]:
+    def tables(self) -> list[tuple[Any, int, list[str]]]:
         """``(strength, rotation, seat policies)`` of every table in play order;
         rotation -1 is the strength alone at the table, ``r >= 0`` the strength at the
-        seats ``seat_sets()[r]`` of the field."""
+        seats ``seat_sets()[r]`` of the field; a pair table's strength is the pair
+        ``(measured, among)`` and its rotation ``r`` puts ``measured`` at seat ``r``."""
         players = self.rules.players
-        out = [(p, -1, [p] * players) for p in self.policies]
+        out: list[tuple[Any, int, list[str]]] = [(p, -1, [p] * players) for p in self.policies]
         for p in self.policies:
             if p != self.field:
                 out += [(p, r, [p if s in held else self.field for s in range(players)])
                         for r, held in enumerate(self.seat_sets())]
+        for measured, among in self.strength_pairs():
+            out += [((measured, among), r, [measured if s == r else among for s in range(players)])
+                    for r in range(players)]
         return out
 
 
@@ -71,13 +89,15 @@ class BalanceConfig(LadderConfig):
 class BalancePlay:
     """The played games of a card: outcomes per table (:class:`BalanceOutcomes`, game order).
 
-    ``alone[P]`` is strength ``P`` in every seat; ``rotations[X][r]`` is ``X`` at seat
-    ``r`` of the field.
+    ``alone[P]`` is strength ``P`` in every seat; ``rotations[X][r]`` is ``X`` at the
+    seats ``config.seat_sets()[r]`` of the field; ``pairs[(B, A)][r]`` is ``B`` at seat
+    ``r`` of an ``A`` table.
     """
 
     config: BalanceConfig
     alone: dict[str, BalanceOutcomes]
     rotations: dict[str, list[BalanceOutcomes]]
+    pairs: dict[tuple[str, str], list[BalanceOutcomes]] = dataclasses.field(default_factory=dict)
 
 
 def validate(config: BalanceConfig) -> None:
@@ -152,6 +172,7 @@ def play_balance(config: BalanceConfig, on_step: Callable[[int, int], None] | No
     done = 0
     alone: dict[str, BalanceOutcomes] = {}
     rotations: dict[str, list[BalanceOutcomes]] = {}
+    pairs: dict[tuple[str, str], list[BalanceOutcomes]] = {}
     for strength, rotation, run in plans:
         parts = []
         for chunk_id in range(run.n_chunks):
@@ -160,11 +181,13 @@ def play_balance(config: BalanceConfig, on_step: Callable[[int, int], None] | No
             if on_step is not None:
                 on_step(done, total)
         record = concat_outcomes(parts)
-        if rotation < 0:
+        if isinstance(strength, tuple):
+            pairs.setdefault(strength, []).append(record)
+        elif rotation < 0:
             alone[strength] = record
         else:
             rotations.setdefault(strength, []).append(record)
-    return BalancePlay(config, alone, rotations)
+    return BalancePlay(config, alone, rotations, pairs)
 
 
 # ----------------------------------------------------------------------------- storage
@@ -174,19 +197,24 @@ def to_frames(play: BalancePlay) -> tuple[pd.DataFrame, pd.DataFrame]:
     ``seats``: one row per (strength, rotation, game, seat): ``win``, ``points`` and a
     ``role:NAME`` column per role. ``games``: one row per (strength, rotation, game):
     ``length``, ``no_winner`` and a ``comeback:NAME`` column per comeback. Rotation -1
-    is the strength alone at the table.
+    is the strength alone at the table; ``against`` is the policy of the other seats
+    (the field, or the other strength of a pair table).
     """
     seat_frames, game_frames = [], []
-    items = [(p, -1, o) for p, o in play.alone.items()]
-    items += [(p, r, o) for p, rs in play.rotations.items() for r, o in enumerate(rs)]
-    for strength, rotation, o in items:
+    field = play.config.field
+    items = [(p, p, -1, o) for p, o in play.alone.items()]
+    items += [(p, field, r, o) for p, rs in play.rotations.items() for r, o in enumerate(rs)]
+    items += [(b, a, r, o) for (b, a), rs in play.pairs.items() for r, o in enumerate(rs)]
+    for strength, against, rotation, o in items:
         g, players = o.win.shape
-        seats = {"strength": strength, "rotation": np.int8(rotation), "game": np.repeat(o.game, players),
+        seats = {"strength": strength, "against": against, "rotation": np.int8(rotation),
+                 "game": np.repeat(o.game, players),
                  "seat": np.tile(np.arange(players, dtype=np.int8), g), "win": o.win.ravel(),
                  "points": o.points.ravel()}
         seats.update({f"role:{k}": v.ravel() for k, v in o.roles.items()})
         seat_frames.append(pd.DataFrame(seats))
-        games = {"strength": strength, "rotation": np.int8(rotation), "game": o.game, "length": o.length,
+        games = {"strength": strength, "against": against, "rotation": np.int8(rotation), "game": o.game,
+                 "length": o.length,
                  "no_winner": o.no_winner}
         games.update({f"comeback:{k}": v for k, v in o.comebacks.items()})
         game_frames.append(pd.DataFrame(games))
@@ -201,10 +229,14 @@ def from_frames(config: BalanceConfig, seats: pd.DataFrame, games: pd.DataFrame,
     rotations: dict[str, list[BalanceOutcomes]] = {}
     role_cols = [c for c in seats.columns if c.startswith("role:")]
     comeback_cols = [c for c in games.columns if c.startswith("comeback:")]
-    for (strength, rotation), rows in games.groupby(["strength", "rotation"], sort=False):
+    pairs: dict[tuple[str, str], list[BalanceOutcomes]] = {}
+    if "against" not in games:  # written before pair tables existed
+        games = games.assign(against=np.where(games["rotation"] < 0, games["strength"], config.field))
+        seats = seats.assign(against=np.where(seats["rotation"] < 0, seats["strength"], config.field))
+    for (strength, against, rotation), rows in games.groupby(["strength", "against", "rotation"], sort=False):
         rows = rows.sort_values("game", kind="stable")
-        s = seats[(seats["strength"] == strength) & (seats["rotation"] == rotation)].sort_values(
-            ["game", "seat"], kind="stable")
+        s = seats[(seats["strength"] == strength) & (seats["against"] == against)
+                  & (seats["rotation"] == rotation)].sort_values(["game", "seat"], kind="stable")
 
         def grid(column: str) -> np.ndarray:
             return s[column].to_numpy().reshape(len(rows), players)
@@ -218,9 +250,11 @@ def from_frames(config: BalanceConfig, seats: pd.DataFrame, games: pd.DataFrame,
             comebacks={c[len("comeback:"):]: rows[c].to_numpy(float) for c in comeback_cols})
         if rotation < 0:
             alone[str(strength)] = record
-        else:
+        elif against == config.field:
             rotations.setdefault(str(strength), []).append(record)
-    return BalancePlay(config, alone, rotations)
+        else:
+            pairs.setdefault((str(strength), str(against)), []).append(record)
+    return BalancePlay(config, alone, rotations, pairs)
 
 
 __all__ = ["BalanceConfig", "BalancePlay", "DEFAULT_POLICIES", "play_balance", "validate", "to_frames",
