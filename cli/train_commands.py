@@ -66,5 +66,5 @@ def train_command(
     say_drawn_seed()
     if not quiet:
         resumed = f" (resumed at iteration {started})" if started else ""
-        print(f"{path}: {state.iterations} iterations, {state.games:,} training games{resumed}; "
-              f"reproduce: {trainer.reproduce_command(state.seed, state.games, path.name)}")
+        print(f"{path}: {state.iterations} iterations, {state.games:,} training games{resumed}; play it with "
+              f"--policy 0=learned:{path}; reproduce: {trainer.reproduce_command(state.seed, state.games, path.name)}")

@@ -191,6 +191,9 @@ PEEKING_POLICIES = {"oracle": "search"}
 PLAIN_POLICIES = {"search-plain": "search"}
 #: Budget-word bit of a ``search-plain`` seat (budgets are below ``MAX_SEARCH_BUDGET``).
 PLAIN_FLAG = 1 << 32
+#: Policies that may name a model file: ``learned`` (the shipped model) or ``learned:FILE``
+#: (a file written by ``cardsim train``; the game's task checks its content).
+MODEL_POLICIES = ("learned",)
 #: The budget of a bare ``search`` (rollouts per decision), unless a game says otherwise.
 DEFAULT_SEARCH_BUDGET = 64
 MAX_SEARCH_BUDGET = 1 << 20
@@ -204,6 +207,10 @@ def split_policy(name: str) -> tuple[str, int]:
     base, sep, param = str(name).strip().partition(":")
     if not sep:
         return base, (DEFAULT_SEARCH_BUDGET if base in BUDGETED_POLICIES else 0)
+    if base in MODEL_POLICIES:
+        if not param.strip():
+            raise ConfigError(f"bad policy {name!r}: give a model file after ':' ({base}:FILE)")
+        return base, 0
     if base not in BUDGETED_POLICIES:
         raise ConfigError(f"policy '{base}' takes no budget (got {name!r}); only {', '.join(BUDGETED_POLICIES)} does")
     try:
@@ -238,6 +245,13 @@ def canonical_policy(name: str, names: Sequence[str]) -> str:
     if base not in names:
         raise ConfigError(f"unknown policy '{name}' (known: {', '.join(names)}; search and oracle take a budget: "
                           f"search:N)")
+    if base in MODEL_POLICIES and ":" in str(name):
+        from pathlib import Path
+
+        path = Path(str(name).partition(":")[2].strip()).expanduser()
+        if not path.is_file():
+            raise ConfigError(f"policy {name!r}: no model file {path}")
+        return f"{base}:{path.resolve()}"
     return f"{base}:{budget}" if base in BUDGETED_POLICIES else base
 
 

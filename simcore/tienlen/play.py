@@ -145,15 +145,30 @@ def _policy_arrays(policies, players: int):
     return pol, seat_budgets(pol, policies, players, POL_SEARCH)
 
 
-def seat_weights(weights, players: int) -> np.ndarray:
+def seat_weights(weights, players: int, policies=None) -> np.ndarray:
     """Each seat's ``learned`` weights as the kernels take them, float64[players,
-    N_FEATURES]: ``weights`` for every seat (one row) or per seat; None: the shipped model."""
+    N_FEATURES]: ``weights`` for every seat (one row) or per seat; None: the shipped
+    model, except for seats whose policy is ``learned:FILE`` (that file's weights)."""
     w = policy_weights() if weights is None else np.asarray(weights, np.float64)
     if w.ndim == 1:
         w = np.tile(w, (players, 1))
+    if isinstance(policies, str):
+        policies = [policies] * players
+    if weights is None and policies is not None and not isinstance(policies, (int, np.integer)):
+        for s, p in enumerate(policies):
+            if isinstance(p, str) and p.startswith("learned:"):
+                w[s] = model_weights(p.partition(":")[2])
     if w.shape != (players, N_FEATURES):
         raise ValueError(f"learned weights must have shape ({N_FEATURES},) or ({players}, {N_FEATURES}), got {w.shape}")
     return np.ascontiguousarray(w)
+
+
+@functools.lru_cache(maxsize=8)
+def model_weights(path: str) -> np.ndarray:
+    """The weights of the model file ``path`` (``learned:FILE``), float64[N_FEATURES]."""
+    from cardsim.simcore.tienlen.learned import read_weights
+
+    return read_weights(path)
 
 
 @functools.lru_cache(maxsize=1)
@@ -193,7 +208,7 @@ def play_chunk(seed: int, start: int, count: int, rules: TienLenRules, policies,
         raise ValueError(f"chunk start {start} is not a match boundary (games_per_match={K})")
     prm = kernel_params(rules, K)
     pol, budgets = _policy_arrays(policies, rules.players)
-    wts = seat_weights(weights, rules.players)
+    wts = seat_weights(weights, rules.players, policies)
     plan, leaf = deal_plan(rules.players, rules.cards_per_player)
     n_matches = -(-count // K)
     meta = np.zeros((count, N_META), np.int16)
@@ -219,7 +234,7 @@ def play_logged(seed: int, start: int, count: int, rules: TienLenRules, policies
         raise ValueError("start must be a match boundary")
     prm = kernel_params(rules, K)
     pol, budgets = _policy_arrays(policies, rules.players)
-    wts = seat_weights(None, rules.players)
+    wts = seat_weights(None, rules.players, policies)
     plan, leaf = deal_plan(rules.players, rules.cards_per_player)
     meta = np.zeros((count, N_META), np.int16)
     seat = np.zeros((count, N_SEAT, rules.players), np.int16)
@@ -260,7 +275,7 @@ def play_hands(hands, rules: TienLenRules, policies, first: bool = True, prev_wi
         raise ValueError(f"need {rules.players} hands")
     prm = kernel_params(rules, 1)
     pol, budgets = _policy_arrays(policies, rules.players)
-    wts = seat_weights(None, rules.players)
+    wts = seat_weights(None, rules.players, policies)
     meta = np.zeros((1, N_META), np.int16)
     seat = np.zeros((1, N_SEAT, rules.players), np.int16)
     log = np.zeros((LOG_CAP, LOG_WIDTH), np.int64)

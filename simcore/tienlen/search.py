@@ -436,7 +436,8 @@ def search_position(hands, rules, policies, seat: int, nth: int, search_state: i
     out = np.zeros(8, np.uint64)
     opp_ll = np.zeros((rules.players, rules.players, N_MODELS))
     ok, srng = _position(given, bool(first), np.int64(prev_winner), kernel_params(rules), pol, budgets,
-                         seat_weights(None, rules.players), np.int64(seat), np.int64(nth), np.uint64(search_state), st, out, opp_ll)
+                         seat_weights(None, rules.players, policies), np.int64(seat), np.int64(nth),
+                         np.uint64(search_state), st, out, opp_ll)
     return (st, out, int(srng), opp_ll) if ok else None
 
 

@@ -135,3 +135,28 @@ def test_a_run_with_a_learned_seat_records_the_model_it_played(tmp_path):
     assert model["sha256"] == hashlib.sha256(WEIGHTS_FILE.read_bytes()).hexdigest()
     assert model["reproduce"].startswith("cardsim train tienlen --seed ")
     assert "players" not in json.loads((tmp_path / "b" / "run.json").read_text())
+
+
+def test_a_trained_model_file_plays_as_learned_file(capsys, tmp_path):
+    from cli_helpers import run
+
+    model = tmp_path / "heuristic-weights.txt"
+    model.write_text(format_weights(HEURISTIC_WEIGHTS, ["the heuristic as a model file"]))
+    a = cardsim_play(["0=learned:" + str(model)], 400)
+    b = cardsim_play(["heuristic"], 400)
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("left_units 1.0\n")
+    for policy, message in [(f"0=learned:{bad}", "not a model file"), ("0=learned:/no/such/model.txt", "no model file"),
+                            ("0=learned:", "give a model file")]:
+        code, out, err = run(capsys, "play", "tienlen", "--games", "10", "--seed", "1", "--policy", policy)
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, (policy, err)
+
+
+def cardsim_play(policy, games):
+    import cardsim
+
+    r = cardsim.play("tienlen", games, seed=2, policy=",".join(policy), progress=False)
+    frame = r.tables["games"]
+    return {c: frame[c].to_numpy() for c in frame.columns if c.startswith(("place_", "points_", "plays_"))}
