@@ -523,7 +523,10 @@ def _balance_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
     axes[0].set_ylabel("win rate (95% CI)")
     axes[0].set_title("seat balance: each strength alone at the table", fontsize=9)
     axes[0].legend(fontsize=7)
-    shares = shown[shown["metric"].isin(["luck_share", "skill_share"])].copy()
+    field = meta["field"]
+    # the one-seat-against-the-field figures only (not the --mix or --pairs tables)
+    shares = shown[shown["metric"].isin(["luck_share", "skill_share"])
+                   & (shown["group"] == shown["strength"] + f" vs {field}")].copy()
     shares["label"] = shares["strength"] + (" (" + shares["rules"] + ")" if several else "")
     labels = list(dict.fromkeys(shares["label"]))
     shares["series"] = shares["metric"]
@@ -533,7 +536,7 @@ def _balance_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
     axes[1].set_ylim(bottom=0)
     axes[1].set_ylabel("share of a win's variance")
     axes[1].set_title(f"luck and skill: one strength among {meta['field']}", fontsize=9)
-    ratings = shown[shown["metric"] == "elo"].copy()
+    ratings = shown[(shown["metric"] == "elo") & (shown["group"] == f"1 seat vs {field}")].copy()
     ratings["label"] = ratings["strength"]
     ratings["series"] = ratings["rules"]
     field_row = {"metric": "elo", "strength": meta["field"], "label": meta["field"], "value": 0.0, "ci_low": 0.0,
