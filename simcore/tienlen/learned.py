@@ -8,7 +8,8 @@ hand is taken at once) and plays the one with the highest score ``w . features``
 heuristic is one such linear score (:data:`HEURISTIC_WEIGHTS`, exactly: the learned
 policy with those weights plays as the heuristic, a test checks it). The shipped
 weights (``learned_weights.txt`` beside this file) come from ``cardsim train tienlen``
-(see :mod:`.train`), which fits the weights to imitate the search by self-play.
+(see :mod:`.train`), which improves the weights by evolution strategies on duplicate deals
+against heuristic, greedy, random and self-play fields.
 
 It reads the seat's own hand and the public table only.
 """
