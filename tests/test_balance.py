@@ -185,7 +185,7 @@ def test_two_and_two_tables_get_their_own_luck_and_skill_split(capsys):
     assert code == 0
     records = {(r["metric"], r["group"]): r for r in json.loads(out) if r["strength"] == "random"}
     for metric in ("luck_share", "skill_share", "residual_share"):
-        assert ("luck_share", "random x2 vs heuristic") in records and (metric, "random vs heuristic") in records
+        assert (metric, "random x2 vs heuristic") in records and (metric, "random vs heuristic") in records
     # two random seats of four lose more of the variance to the player than one does
     assert records[("skill_share", "random x2 vs heuristic")]["ci_low"] > records[("skill_share",
                                                                                     "random vs heuristic")]["value"]

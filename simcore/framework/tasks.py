@@ -232,11 +232,16 @@ def with_plain_search(names: Sequence[str]) -> tuple[str, ...]:
     return tuple(names) + tuple(p for p, runs_as in PLAIN_POLICIES.items() if runs_as in names and p not in names)
 
 
-def plain_seats(policies, players: int) -> np.ndarray:
-    """Which seats play a plain search (``search-plain``), bool[players]."""
+def _seats_playing(policies, players: int, family) -> np.ndarray:
+    """Which seats play a policy whose base name is in ``family``, bool[players]."""
     if isinstance(policies, str):
         policies = [policies] * players
-    return np.array([isinstance(p, str) and split_policy(p)[0] in PLAIN_POLICIES for p in policies], bool)
+    return np.array([isinstance(p, str) and split_policy(p)[0] in family for p in policies], bool)
+
+
+def plain_seats(policies, players: int) -> np.ndarray:
+    """Which seats play a plain search (``search-plain``), bool[players]."""
+    return _seats_playing(policies, players, PLAIN_POLICIES)
 
 
 def canonical_policy(name: str, names: Sequence[str]) -> str:
@@ -264,9 +269,7 @@ def policy_budgets(policies, players: int) -> np.ndarray:
 
 def peeking_seats(policies, players: int) -> np.ndarray:
     """Which seats play a peeking policy (``oracle``), bool[players]."""
-    if isinstance(policies, str):
-        policies = [policies] * players
-    return np.array([isinstance(p, str) and split_policy(p)[0] in PEEKING_POLICIES for p in policies], bool)
+    return _seats_playing(policies, players, PEEKING_POLICIES)
 
 
 def seat_budgets(codes: np.ndarray, policies, players: int, search_code: int):

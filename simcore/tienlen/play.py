@@ -154,7 +154,7 @@ def seat_weights(weights, players: int, policies=None) -> np.ndarray:
         w = np.tile(w, (players, 1))
     if isinstance(policies, str):
         policies = [policies] * players
-    if weights is None and policies is not None and not isinstance(policies, (int, np.integer)):
+    if weights is None and isinstance(policies, (list, tuple)):
         for s, p in enumerate(policies):
             if isinstance(p, str) and p.startswith("learned:"):
                 w[s] = model_weights(p.partition(":")[2])

@@ -188,6 +188,13 @@ def rollout(st, world, prm, pol, wts, me, move, mcls, is_passed, st2, hands2, se
     return st2[ST_PLACE + me] == 1, seat_points(st2, hands2, prm, me)
 
 
+@njit(cache=True, inline="always")
+def is_fitted(policy, budget):
+    """A seat playing the fitted search: a positive budget word without ``PLAIN_FLAG``
+    (not ``search-plain``, not the ``oracle``)."""
+    return policy == POL_SEARCH and 0 < budget < PLAIN_FLAG
+
+
 @njit(cache=True)
 def _draw_models(srng, opp_ll, P, me, pol):
     """Each opponent's rollout policy drawn from ``me``'s posterior ``opp_ll[me]`` (into
@@ -241,7 +248,7 @@ def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls
     if n == 1 or out_v[0] == GOES_OUT:
         return out_m[0], out_c[0], srng, 0
     peek = budget < 0
-    fitted = budget > 0 and budget < PLAIN_FLAG
+    fitted = is_fitted(POL_SEARCH, budget)
     if budget >= PLAIN_FLAG:
         budget &= _PLAIN_MASK
     # the oracle's one world is the true deal: heuristic rollouts from it are deterministic
@@ -314,7 +321,7 @@ def observe_decision(st, hands, prm, pol, budgets, move, mcls, n_acl, can_pass, 
     cards = np.zeros(52, np.int64)
     like = np.zeros(N_MODELS)
     for s in range(P):
-        if s == turn or pol[s] != POL_SEARCH or budgets[s] <= 0 or budgets[s] >= PLAIN_FLAG:
+        if s == turn or not is_fitted(pol[s], budgets[s]):
             continue
         n = unseen_cards(st, hands[s], cards)
         k = 0
@@ -343,7 +350,7 @@ def observe_decision(st, hands, prm, pol, budgets, move, mcls, n_acl, can_pass, 
 def any_fitted(pol, budgets):
     """Whether some seat plays the fitted search (it observes every decision)."""
     for s in range(pol.shape[0]):
-        if pol[s] == POL_SEARCH and 0 < budgets[s] < PLAIN_FLAG:
+        if is_fitted(pol[s], budgets[s]):
             return True
     return False
 
@@ -445,7 +452,7 @@ def decide(st, hands, rules, budget: int, search_state: int, opp_ll=None):
     """The search's decision at state ``(st, hands)``: ``(mask, class, rollouts)``
     (class -1 = pass); the state is not changed. ``budget``: the budget word (see
     :func:`search_decision`); ``opp_ll``: the seats' model log-likelihoods (default:
-    no evidence, every model equally likely)."""
+    no evidence: the models at their prior, :data:`MODEL_PRIOR`)."""
     from cardsim.simcore.tienlen.play import kernel_params, seat_weights
 
     if opp_ll is None:
