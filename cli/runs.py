@@ -137,7 +137,7 @@ def execute_precision_run(game: str, task: str, given_n: Optional[str], max_text
                        options=options)
     set_threads(threads)
     if out is not None:
-        from cardsim.simcore.run.output import check_output_path
+        from cardsim.simcore.run.outpath import check_output_path
 
         check_output_path(out, overwrite)
     show = not quiet and sys.stderr.isatty()

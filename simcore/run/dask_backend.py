@@ -21,7 +21,7 @@ import uuid
 from typing import Callable
 
 from cardsim.simcore.framework.config import ConfigError
-from cardsim.simcore.run.output import shorten
+from cardsim.simcore.run.layout import shorten
 from cardsim.simcore.run.runner import write_chunk
 
 #: Seconds to wait for a remote scheduler.

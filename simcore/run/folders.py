@@ -51,7 +51,7 @@ def write_checksums(folder: str | os.PathLike) -> None:
 def verify_folder(folder: str | os.PathLike, datasets: bool = True) -> list[str]:
     """Problems of a study folder (empty: OK): its files against ``checksums.json``, no
     file or dataset missing or added, and (``datasets``) every dataset's own check."""
-    from cardsim.simcore.run.output import verify
+    from cardsim.simcore.run.dataset import verify
 
     folder = Path(folder)
     try:
@@ -93,7 +93,7 @@ def write_study_folder(out: Path, overwrite: bool, kind: str, meta: dict, tables
     import shutil
 
     from cardsim.simcore.run import lifecycle
-    from cardsim.simcore.run.output import replace_directory
+    from cardsim.simcore.run.outpath import replace_directory
 
     with lifecycle.OutputLock(out):
         lifecycle.clean_debris(out)

@@ -29,8 +29,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from cardsim.simcore.framework.config import ConfigError, RunFailed
-from cardsim.simcore.run.output import (MAX_NAME_BYTES, PartialRun, check_output_path, partial_path, refuse_current_folder,
-                                        refuse_unusable_location, remove_path, shorten)
+from cardsim.simcore.run.layout import MAX_NAME_BYTES, partial_path, shorten
+from cardsim.simcore.run.outpath import (check_output_path, refuse_current_folder, refuse_unusable_location,
+                                         remove_path)
+from cardsim.simcore.run.output import PartialRun
 
 #: Prefix of the system-temp folders of runs without ``--out``.
 TEMP_PREFIX = "cardsim-"
@@ -124,7 +126,7 @@ class OutputLock:
                     raise ConfigError(f"lock file {self.path} is a symbolic link: refusing to write through it "
                                       "(remove it if no cardsim run of yours made it)") from None
                 if not self.path.parent.is_dir():
-                    from cardsim.simcore.run.output import missing_parent_message
+                    from cardsim.simcore.run.outpath import missing_parent_message
 
                     raise ConfigError(missing_parent_message(self.path.parent)) from None
                 if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
@@ -245,7 +247,7 @@ def clean_debris(out: Path) -> list[Path]:
     ``.OUT.experiment-*`` (a killed experiment). Returns what was removed.
     """
     removed = []
-    # exactly the names this module and output.py create (8 hex digits), so that another
+    # exactly the names this module, output.py and outpath.py create (8 hex digits), so that another
     # output's files (an output named "x.old-1" has ".x.old-1.partial") are never matched
     debris = re.compile(re.escape(f".{out.name}") + r"(\.old-|\.partial\.|\.experiment-)[0-9a-f]{8}")
     for path in out.parent.glob(glob.escape(f".{out.name}") + ".*"):

@@ -79,7 +79,7 @@ class RunConfig:
 
         Written to ``manifest.json`` and ``run.json`` and embedded in every part.
         """
-        from cardsim.simcore.run.output import FORMAT_VERSION
+        from cardsim.simcore.run.layout import FORMAT_VERSION
 
         spec = get_task(self.game, self.task)
         return {

@@ -326,6 +326,6 @@ def strength_runs(experiment: Experiment):
 
 
 def write_experiment_json(out: Path, experiment: Experiment) -> None:
-    from cardsim.simcore.run.output import EXPERIMENT_JSON
+    from cardsim.simcore.run.layout import EXPERIMENT_JSON
 
     (out / EXPERIMENT_JSON).write_text(json.dumps(experiment.to_dict(), ensure_ascii=False, indent=2) + "\n")
