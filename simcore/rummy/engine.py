@@ -11,10 +11,11 @@ A round's state is one tuple of arrays (:func:`new_state`), so that a search can
 
 ``h1, h2`` uint64[P], ``hj`` int64[P]
     each seat's hand as planes (:mod:`cardsim.simcore.rummy.cards`).
-``seat`` int64[N_SEATF, P]
+``seat`` int64[N_SEAT_ROWS, P]
     ``F_DOWN`` (laid down), ``F_DIST`` (the heuristic's contract distance, its memory; -1 for
     a seat that keeps none: a random seat, a search seat until it decides),
-    ``F_NCLAIMS`` (claims this round).
+    ``F_NCLAIMS`` (claims this round); and ``F_TOTAL``, the seat's match total before this
+    round (match context: set by the match driver, kept by the deal; the search's objective).
 ``seen`` int64[P, 53]
     cards each seat is *known* to hold: taken from the pile or claimed, not yet played
     (public information: the search's opponents model).
@@ -22,10 +23,11 @@ A round's state is one tuple of arrays (:func:`new_state`), so that a search can
     table melds (rows of :mod:`cardsim.simcore.rummy.melds`, their cards, lengths, owners).
 ``pile`` int64[D+1], ``deck`` int64[D]
     the discard pile (bottom first) and the pack (the stock is ``deck[sp:]``).
-``sv`` int64[N_SV]
+``sv`` int64[N_SV_ROWS]
     scalars: ``V_P`` seat in turn, ``V_PHASE``, pile size, live top, last discarder,
     stock pointer, melds, turns, reshuffles, capped, who went out, laid down this turn,
-    the claimed card and the asked seat offset, the contract ``k, m`` and hand size ``H``.
+    the claimed card and the asked seat offset, the contract ``k, m`` and hand size ``H``;
+    and ``V_ROUNDS_LEFT``, the rounds still to play after this one (match context).
 
 Turn (phases)
 -------------

@@ -67,7 +67,8 @@ from cardsim.simcore.rummy.policies import POL_HEURISTIC, POL_SEARCH, POLICIES, 
 from cardsim.simcore.rummy.search import search_choose
 from cardsim.simcore.rummy.state import (DEFAULT_MAX_TURNS, I_CAPPED, I_CLOSED1, I_RESHUFFLES, I_TURNS,  # noqa: F401
                                          I_WENT_OUT, N_INFO, N_SEAT, P_CLAIMS, P_EXACT, P_EXTEND, P_PLAYERS, P_ROUNDS,
-                                         S_CLAIMS, S_DOWN, S_POINTS, V_NM, V_NPILE, V_SP, kernel_params, new_state)
+                                         S_CLAIMS, S_DOWN, S_POINTS, V_NM, V_NPILE, V_ROUNDS_LEFT, V_SP, F_TOTAL,
+                                         kernel_params, new_state)
 from cardsim.simcore.framework.tasks import policy_budgets, seat_budgets
 from cardsim.simcore.framework.tasks import policy_codes as _policy_codes
 
@@ -117,6 +118,12 @@ def _play_game(seed, index, prm, mp, rk, rm, rh, pol, bud, cseat, reach, deck_ba
     R = prm[P_ROUNDS]
     st = new_state(P, deck_base.shape[0])
     for r in range(R):
+        # the match context the search plays for (the deal keeps it): totals so far, rounds left
+        for q in range(P):
+            st[3][F_TOTAL, q] = 0
+            for r0 in range(r):
+                st[3][F_TOTAL, q] += seatout[row0 + r0, S_POINTS, q]
+        st[11][V_ROUNDS_LEFT] = R - 1 - r
         state = _shuffle(seed, index, r, R, st[10], deck_base, sizes, products)
         sstate = search_key(seed, index * R + r)
         nl = _log(log, nl, log_on, L_ROUND, r % P, r, 0, 0, 0)
@@ -138,10 +145,13 @@ def _play_block(seed, start, g0, count, prm, mp, rk, rm, rh, pol, bud, cseat, re
 
 
 @njit(cache=True)
-def _round_kernel(state, sstate, deck, first, k, m, H, prm, mp, pol, bud, cseat, reach, log, log_on):
+def _round_kernel(state, sstate, deck, first, k, m, H, prm, mp, pol, bud, cseat, reach, log, log_on, totals, left):
     P = prm[P_PLAYERS]
     st = new_state(P, deck.shape[0])
     st[10][:] = deck
+    for q in range(P):
+        st[3][F_TOTAL, q] = totals[q]
+    st[11][V_ROUNDS_LEFT] = left
     seatout = np.zeros((N_SEAT, P), np.int64)
     info = np.zeros(N_INFO, np.int64)
     state, sstate, nl = play_round(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, reach, seatout, info,
@@ -332,18 +342,35 @@ def _state_dict(res, log):
 
 
 def round_state(seed: int, index: int, r: int, rules, policies="heuristic", claim_seats=None,
-                max_turns: int = DEFAULT_MAX_TURNS, log_on: bool = True) -> dict:
+                max_turns: int = DEFAULT_MAX_TURNS, log_on: bool = True, totals=None) -> dict:
     """Round ``r`` of game ``index`` played alone (as in :func:`play_chunk`) with its final state:
-    hands, table melds (cards), discard pile, stock, per-seat results and the move log."""
+    hands, table melds (cards), discard pile, stock, per-seat results and the move log.
+
+    ``totals``: the seats' match totals before round ``r`` (int[P]), which a search seat plays
+    for; None plays the earlier rounds to find them (only when a seat searches)."""
     st = _Setup(rules, policies, claim_seats, max_turns)
+    if totals is None:
+        totals = _totals_before(seed, index, r, rules, policies, claim_seats, max_turns, st)
     deck, state = _round_deck(np.uint64(seed), np.int64(index), np.int64(r), np.int64(st.R), st.deck_base,
                               st.sizes, st.products)
     _, k, m, H = st.rounds[r]
     log = np.zeros((LOG_CAP if log_on else 1, 6), np.int64)
     sstate = np.uint64(search_key(np.uint64(seed), np.int64(index * st.R + r)))
     res = _round_kernel(np.uint64(state), sstate, deck, np.int64(r % st.P), np.int64(k), np.int64(m), np.int64(H),
-                        st.prm, st.mp, st.pol, st.bud, st.cseat, st.reach, log, log_on)
+                        st.prm, st.mp, st.pol, st.bud, st.cseat, st.reach, log, log_on,
+                        np.asarray(totals, np.int64), np.int64(st.R - 1 - r))
     return _state_dict(res, log)
+
+
+def _totals_before(seed, index, r, rules, policies, claim_seats, max_turns, setup) -> np.ndarray:
+    """The seats' match totals before round ``r`` of game ``index`` (int64[P]); zeros when no
+    seat searches (only the search reads them)."""
+    totals = np.zeros(setup.P, np.int64)
+    if setup.bud is not None:
+        for r0 in range(r):
+            state = round_state(seed, index, r0, rules, policies, claim_seats, max_turns, False, totals)
+            totals += np.asarray(state["points"], np.int64)
+    return totals
 
 
 def play_round_from_deck(deck, rules, r: int = 0, policies="heuristic", claim_seats=None, first: int = 0,
@@ -356,7 +383,8 @@ def play_round_from_deck(deck, rules, r: int = 0, policies="heuristic", claim_se
     _, k, m, H = st.rounds[r]
     log = np.zeros((LOG_CAP, 6), np.int64)
     res = _round_kernel(np.uint64(state), np.uint64(search_state), codes, np.int64(first), np.int64(k), np.int64(m),
-                        np.int64(H), st.prm, st.mp, st.pol, st.bud, st.cseat, st.reach, log, True)
+                        np.int64(H), st.prm, st.mp, st.pol, st.bud, st.cseat, st.reach, log, True,
+                        np.zeros(st.P, np.int64), np.int64(st.R - 1 - r))
     out = _state_dict(res, log)
     out["lines"] = format_log(out["log"], rules)
     return out
@@ -404,6 +432,8 @@ def decision_state(seed: int, index: int, r: int, rules, policies, nth: int, cla
     _, k, m, H = s.rounds[r]
     st = new_state(s.P, deck.shape[0])
     st[10][:] = deck
+    st[3][F_TOTAL] = _totals_before(seed, index, r, rules, policies, claim_seats, max_turns, s)
+    st[11][V_ROUNDS_LEFT] = s.R - 1 - r
     sstate = np.uint64(search_key(np.uint64(seed), np.int64(index * s.R + r)))
     budgets = s.bud if s.bud is not None else policy_budgets(policies, s.P)  # s.bud: oracle seats negative
     found, _, sstate, q = _play_until(st, np.uint64(state), sstate, np.int64(r % s.P), np.int64(k), np.int64(m),

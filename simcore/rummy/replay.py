@@ -39,8 +39,10 @@ def card_ledger(seed: int, start: int, count: int, rules, policies) -> tuple[np.
     T = int(pack.max()) + 1
     rows = []
     for index in range(start, start + count):
+        totals = np.zeros(rules.players, np.int64)
         for r in range(len(rules.rounds())):
-            state = round_state(seed, index, r, rules, policies, log_on=False)
+            state = round_state(seed, index, r, rules, policies, log_on=False, totals=totals)
+            totals = totals + np.asarray(state["points"], np.int64)
             places = [*state["hands"], [c for meld in state["melds"] for c in meld], state["pile"], state["stock"]]
             rows.append(np.stack([np.bincount(np.asarray(p, np.int64), minlength=T) for p in places]))
     return np.bincount(pack, minlength=T), np.stack(rows)

@@ -21,12 +21,19 @@ contra*), lay down, lay off, discard) the search
    of the true state is read;
 3. applies every candidate in every world (common worlds and common rollout streams:
    paired comparisons) and plays the round to its end with the heuristic at every seat
-   (the same engine step as real play), scoring the seat's round points (0, or -10
-   for Continental's close in one turn, when it goes out: fewest points is both "win the
-   round" and "lose least");
-4. plays the candidate with the lowest mean points when it beats the heuristic's choice by
+   (the same engine step as real play), scoring the end of the round by the seat's
+   **chance to win the match** (:func:`match_win_chance`): from the match totals after
+   the round and the rounds still to play (the state's match context); in the last round
+   that is whether it wins;
+4. plays the candidate with the highest mean chance when it beats the heuristic's choice by
    more than ``SWITCH_Z`` standard errors of the paired differences, else the heuristic's
    choice.
+
+``search-plain:N`` (``PLAIN_FLAG`` in the budget word) scores the round's own points
+instead (0, or -10 for Continental's close in one turn, when it goes out; fewest is
+best), whatever the match stands at: the search before it played for the match, bit for
+bit (golden cases ``play_loba_search_plain``, ``play_continental_search_plain``, written by
+the code before the change).
 
 ``oracle`` (a negative budget) is the same search where every world is the true state with
 only the stock's order redrawn: it sees every hand and what the stock holds.
@@ -38,9 +45,12 @@ any chunking or thread count.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
+from cardsim.simcore.framework.tasks import PLAIN_FLAG
 from cardsim.simcore.primitives.rng import next_u64, randbelow
 from cardsim.simcore.rummy.cards import add_card, card_points, remove_card
 from cardsim.simcore.rummy.contract import _search_sorted as _search
@@ -48,9 +58,9 @@ from cardsim.simcore.rummy.contract import contract_ok
 from cardsim.simcore.rummy.engine import (advance, apply_decision, count_of, distance, layable, n_cards,
                                           round_points)
 from cardsim.simcore.rummy.policies import DISCARD_ORDER, HEUR_CAP, choose_heuristic
-from cardsim.simcore.rummy.state import (F_DIST, F_DOWN, GAME_LOBA, LO_GREEDY, LO_STOP, P_GAME, P_PLAYERS,
-                                         PH_CLAIM, PH_LAYDOWN, PH_LAYOFF, PH_TAKE, V_K, V_M, V_NM, V_NPILE, V_PHASE,
-                                         V_SP, V_TURNS, copy_state, new_state)
+from cardsim.simcore.rummy.state import (F_DIST, F_DOWN, F_TOTAL, GAME_LOBA, LO_GREEDY, LO_STOP, P_GAME,
+                                         P_PLAYERS, PH_CLAIM, PH_LAYDOWN, PH_LAYOFF, PH_TAKE, V_K, V_M, V_NM, V_NPILE,
+                                         V_PHASE, V_ROUNDS_LEFT, V_SP, V_TURNS, V_WENT_OUT, copy_state, new_state)
 
 MAX_DISCARD_CANDIDATES = 4
 #: room for the discard candidates plus the card worth most points
@@ -65,6 +75,15 @@ SWITCH_Z = 2.0
 MAX_TRIES = 4
 #: Loba worlds: draw-and-discard turns replayed per opponent (see :func:`heuristic_hand`).
 MAX_REPLAYED_TURNS = 8
+#: Standard deviation of one seat's points in one round among heuristic players, the scale of
+#: the rounds still to play in :func:`match_win_chance` (``cardsim play loba|continental
+#: --games 400 --seed 1 --out D``, the ``points_s`` columns of ``hands``: Loba 43.8, Continental 48.2).
+ROUND_POINTS_SD = 46.0
+#: Probabilists' Gauss-Hermite rule (E[f(Z)], Z standard normal, = sum(w * f(z))): the seat's own
+#: future points in :func:`match_win_chance`.
+_GH_Z, _GH_W = np.polynomial.hermite_e.hermegauss(12)
+_GH_W = _GH_W / _GH_W.sum()
+_PLAIN_MASK = np.int64(PLAIN_FLAG - 1)
 
 
 @njit(cache=True, _nrt=False)
@@ -309,6 +328,46 @@ def rollout(st, prm, mp, cseat, reach, state, log):
 
 
 @njit(cache=True, _nrt=False)
+def match_win_chance(st, prm, me):
+    """Seat ``me``'s chance to win the match once the round in ``st`` has ended (float in [0, 1]).
+
+    Totals after the round are the match context ``F_TOTAL`` plus the round's points. In the
+    last round (``V_ROUNDS_LEFT`` 0) it is the result: 1 for the lowest total; a tie goes to
+    the tied player who went out this round, else is shared. With ``L`` rounds to play, each
+    seat's future points are modelled as independent normals of SD ``ROUND_POINTS_SD *
+    sqrt(L)`` (equal means: nobody is assumed stronger): ``P = E_Z[prod_q Phi((T_q - T_me -
+    s Z) / s)]``, ``Z`` the seat's own future points, by Gauss-Hermite quadrature."""
+    seat, sv = st[3], st[11]
+    P = prm[P_PLAYERS]
+    mine = seat[F_TOTAL, me] + round_points(st, prm, me)
+    left = sv[V_ROUNDS_LEFT]
+    if left <= 0:
+        tied = 1
+        went = sv[V_WENT_OUT]
+        for q in range(P):
+            if q != me:
+                t = seat[F_TOTAL, q] + round_points(st, prm, q)
+                if t < mine:
+                    return 0.0
+                if t == mine:
+                    if q == went:
+                        return 0.0
+                    tied += 1
+        return 1.0 if went == me else 1.0 / tied
+    scale = ROUND_POINTS_SD * math.sqrt(float(left))
+    chance = 0.0
+    for i in range(_GH_Z.shape[0]):
+        mine_end = mine + scale * _GH_Z[i]
+        prod = 1.0
+        for q in range(P):
+            if q != me:
+                gap = (seat[F_TOTAL, q] + round_points(st, prm, q) - mine_end) / scale
+                prod *= 0.5 * (1.0 + math.erf(gap / math.sqrt(2.0)))
+        chance += _GH_W[i] * prod
+    return chance
+
+
+@njit(cache=True, _nrt=False)
 def candidates(st, me, prm, mp, out):
     """The candidate decisions of seat ``me`` in the phase due, the heuristic's first, into ``out``; returns the count."""
     h1, h2, hj, seat, mrow, sv = st[0], st[1], st[2], st[3], st[5], st[11]
@@ -381,7 +440,11 @@ def search_choose(st, me, prm, mp, cseat, reach, budget, sstate):
     """The search's decision for seat ``me`` in the phase due. Returns ``(search state, decision)``.
 
     A negative ``budget`` is the ``oracle``: it **peeks**, every world being the true state
-    with the stock reshuffled (:func:`peek_world`), the labelled upper bound of measured skill."""
+    with the stock reshuffled (:func:`peek_world`), the labelled upper bound of measured skill.
+    ``PLAIN_FLAG`` in a positive budget: ``search-plain``, scoring the round's points."""
+    plain = budget >= PLAIN_FLAG
+    if plain:
+        budget &= _PLAIN_MASK
     cand = np.zeros(MAX_CANDIDATES, np.int64)
     nc = candidates(st, me, prm, mp, cand)
     if nc == 1:
@@ -394,7 +457,7 @@ def search_choose(st, me, prm, mp, cseat, reach, budget, sstate):
     # paired differences to the heuristic's candidate (index 0): sum and sum of squares per candidate
     diff = np.zeros(nc, np.float64)
     diff2 = np.zeros(nc, np.float64)
-    score = np.zeros(nc, np.int64)
+    loss = np.zeros(nc, np.float64)  # lower is better: round points, or minus the match chance
     peek = budget < 0
     W = max(1, abs(budget) // nc)
     for w in range(W):
@@ -408,9 +471,12 @@ def search_choose(st, me, prm, mp, cseat, reach, budget, sstate):
             rs, nl = apply_decision(work, cand[i], prm, mp, cseat, reach, rstate, log, np.int64(0), np.bool_(False))
             refresh_distance(work, me, mp)
             rs = rollout(work, prm, mp, cseat, reach, rs, log)
-            score[i] = round_points(work, prm, me)
+            if plain:
+                loss[i] = float(round_points(work, prm, me))
+            else:
+                loss[i] = -match_win_chance(work, prm, me)
         for i in range(1, nc):
-            x = float(score[i] - score[0])
+            x = loss[i] - loss[0]
             diff[i] += x
             diff2[i] += x * x
     # the heuristic's choice stands unless another candidate is better by SWITCH_Z standard errors

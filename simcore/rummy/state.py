@@ -25,10 +25,16 @@ MAXC = 32  # cards in one meld
 
 # per-seat fields, scalars, phases
 F_DOWN, F_DIST, F_NCLAIMS = range(3)
-N_SEATF = 3
+N_SEATF = 3  # the round's per-seat fields (the deal clears them)
+#: the match context, set before each round and kept by the deal: the seat's match total before the round
+F_TOTAL = N_SEATF
+N_SEAT_ROWS = N_SEATF + 1
 (V_P, V_PHASE, V_NPILE, V_LIVE, V_LAST_DISC, V_SP, V_NM, V_TURNS, V_RESH, V_CAPPED, V_WENT_OUT, V_LAID_NOW,
  V_TOP, V_ASK, V_K, V_M, V_H, V_OUT_AT_ONCE) = range(18)
-N_SV = 18
+N_SV = 18  # the round's scalars (the deal clears them)
+#: match context kept by the deal: the rounds still to play after this one
+V_ROUNDS_LEFT = N_SV
+N_SV_ROWS = N_SV + 1
 PH_TAKE, PH_CLAIM, PH_LAYDOWN, PH_LAYOFF, PH_DISCARD, PH_END = range(6)
 LO_STOP, LO_GREEDY = -1, -2
 
@@ -54,10 +60,10 @@ def kernel_params(rules, max_turns: int = DEFAULT_MAX_TURNS) -> np.ndarray:
 @njit(cache=True, _nrt=True)
 def new_state(P, D):
     """An empty round state for ``P`` seats and a pack of ``D`` cards (see the module docstring)."""
-    return (np.zeros(P, np.uint64), np.zeros(P, np.uint64), np.zeros(P, np.int64), np.zeros((N_SEATF, P), np.int64),
+    return (np.zeros(P, np.uint64), np.zeros(P, np.uint64), np.zeros(P, np.int64), np.zeros((N_SEAT_ROWS, P), np.int64),
             np.zeros((P, 53), np.int64), np.zeros((MAXM, 6), np.int64), np.zeros((MAXM, MAXC), np.int64),
             np.zeros(MAXM, np.int64), np.zeros(MAXM, np.int64), np.zeros(D + 1, np.int64), np.zeros(D, np.int64),
-            np.zeros(N_SV, np.int64))
+            np.zeros(N_SV_ROWS, np.int64))
 
 
 @njit(cache=True, _nrt=False)

@@ -9,7 +9,8 @@
 One task class parametrised per game: :data:`LOBA_PLAY_TASK`, :data:`CONTINENTAL_PLAY_TASK`.
 
 Options: ``policy`` / ``policies`` (``random``, ``heuristic``, ``search`` or ``search:N``
-(N rollouts per decision, default 64; :mod:`cardsim.simcore.rummy.search`); one name, one per seat,
+(N rollouts per decision, default 64, playing for the match; ``search-plain:N`` plays for the
+round's points; :mod:`cardsim.simcore.rummy.search`); one name, one per seat,
 or ``SEAT=NAME`` pairs), ``claim_seats`` (seats allowed to claim: ``all`` (default),
 ``none``, ``"0,2"`` or a list; only meaningful with the rule switch ``claims``),
 ``max_turns`` (turn cap per round, default 400). A game is a whole match already (no
@@ -39,7 +40,7 @@ import pyarrow as pa
 from cardsim.simcore.framework.config import ConfigError
 from cardsim.simcore.rummy.rules import ContinentalRules, LobaRules
 from cardsim.simcore.framework.tasks import (TABLE_SEAT, DealTaskBase, PlayTaskBase, grid_counts_table, policy_budgets,
-                                             with_peeking)
+                                             with_peeking, with_plain_search)
 
 #: The play policies (codes: :data:`cardsim.simcore.rummy.policies.POLICIES`, the same order).
 POLICY_NAMES = ("random", "heuristic", "search")
@@ -137,7 +138,7 @@ def parse_claim_seats(value, players: int) -> list[int]:
 
 
 class RummyPlayTask(PlayTaskBase):
-    policy_names = with_peeking(POLICY_NAMES)
+    policy_names = with_plain_search(with_peeking(POLICY_NAMES))
     option_defaults = {"claim_seats": "all", "max_turns": 400}
     #: Games (whole matches) per chunk: ~1-3 s of work per chunk and core.
     chunk_games = 1 << 13

@@ -26,6 +26,12 @@ CASES: dict[str, list[str]] = {
     "play_loba_mixed": ["play", "loba", "--games", "150", "--seed", "26", "--policy", "1=random"],
     "play_continental": ["play", "continental", "--games", "150", "--seed", "27"],
     "play_continental_mixed": ["play", "continental", "--games", "150", "--seed", "28", "--policy", "2=random"],
+    # the rummy search playing for the round's points (before it played for the match), written by the
+    # code before the change (as search:8 / search:16)
+    "play_loba_search_plain": ["play", "loba", "--games", "16", "--seed", "30", "--policy",
+                               "0=search-plain:8,2=search-plain:16"],
+    "play_continental_search_plain": ["play", "continental", "--games", "16", "--seed", "31", "--policy",
+                                      "1=search-plain:8,3=search-plain:16"],
 }
 
 #: name -> (play case, game index) replayed move by move
