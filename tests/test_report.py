@@ -124,6 +124,8 @@ def test_the_balance_card_page(tmp_path, capsys):
     first_table = text.index("| metric |")
     assert text.index("![the balance card at a glance]") < first_table  # the answers at a glance first
     assert "differences: compared rules" in text and (tmp_path / "r-fig1.png").is_file()
+    # the differences print as differences: signed, under that name (as an experiment's do)
+    assert "| metric | group | strength | unit | n | difference | 95% CI | note |" in text
 
 
 def test_the_deal_report_leads_with_the_table_rates_and_groups_events(deal_run, tmp_path, capsys):
@@ -152,3 +154,89 @@ def test_the_play_report_counts_instant_wins_apart_from_the_length_histogram(tmp
     code, _, err = run(capsys, "report", run_dir, "--out", tmp_path / "p.md")
     assert code == 0, err
     assert re.search(r"game length distribution \(\d+ instant wins not drawn\)", (tmp_path / "p.md").read_text())
+    code, _, err = run(capsys, "report", run_dir, "--out", tmp_path / "p.html")
+    assert code == 0, err
+    page = (tmp_path / "p.html").read_text()
+    # each figure's own title says what it shows: no caption under it repeating that in other words
+    assert page.count("<img") == 2 and "<figcaption>" not in page
+
+
+class _KeptFigures:
+    """Stands in for the report's figure collector: keeps each figure to look at."""
+
+    def __init__(self):
+        self.figures = []
+
+    def add(self, fig, title, caption=True):
+        self.figures.append(fig)
+        return f"[figure {title}]"
+
+
+def test_deal_figures_keep_red_for_the_exact_values():
+    import pandas as pd
+
+    from cardsim.analysis.report import _rate_dots
+
+    rows = [{"event": "dragon", "seat": s, "rate": 0.0006, "ci_low": 0.0005, "ci_high": 0.0007,
+             "exact_low": 0.00058, "exact_high": 0.00058} for s in range(6)]
+    fig = _rate_dots(pd.DataFrame(rows), ["dragon"], "dragon")
+    labels, handles = fig.axes[0].get_legend_handles_labels()[::-1]
+    colours = {label: handle[0].get_color() for label, handle in zip(labels, handles) if label.startswith("seat")}
+    assert len(colours) == 6 and "tab:red" not in colours.values() and "C3" not in colours.values()
+
+
+def test_a_lone_difference_is_drawn_clear_of_the_frame():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from cardsim.analysis.report import _difference_figure
+
+    kept = _KeptFigures()
+    row = pd.DataFrame({"metric": ["tricks"], "arm": ["b"], "difference": [0.1], "ci_low": [0.05], "ci_high": [0.15],
+                        "unpaired_ci_low": [0.0], "unpaired_ci_high": [0.2]})
+    _difference_figure(plt, kept, row, "differences (tricks)")
+    assert kept.figures[0].axes[0].get_ylim() == (0.5, -0.5)  # both intervals inside, the row at the centre
+    plt.close("all")
+
+
+def test_the_tune_page_leads_with_the_best_and_prints_no_sentinels(tmp_path):
+    import json
+
+    import pandas as pd
+
+    from cardsim.analysis.report import _tune_section
+
+    folder = tmp_path / "tune"
+    folder.mkdir()
+    (folder / "tune.json").write_text(json.dumps({
+        "game": "tusac", "objectives": ["seat_gap:min"], "constraints": [], "candidates": 2, "games_played": 4000,
+        "grid_games_at_final_deals": 4000, "budget": 4000, "seed": 1}))
+    pd.DataFrame({"rank": [1, 2], "candidate": ["win_threshold=6", "win_threshold=0"], "win_threshold": ["6", "0"],
+                  "status": ["racing", "racing"], "round_out": [-1, -1], "deals": [2000, 2000], "reason": ["", ""],
+                  "seat_gap": [0.0615, 0.0655], "seat_gap_ci_low": [0.0205, 0.0255],
+                  "seat_gap_ci_high": [0.1025, 0.1055], "pareto": [True, False]}).to_parquet(
+        folder / "candidates.parquet")
+    kept = _KeptFigures()
+    parts = _tune_section(folder, kept, "md")
+    assert parts[0].startswith("Best estimate: win_threshold=6; 2 of 2 candidates not ruled out.")
+    table = next(p for p in parts if p.startswith("| rank |"))
+    assert "| -1 |" not in table  # still racing: no round it left in
+    ax = kept.figures[0].axes[0]
+    assert ax.get_legend_handles_labels()[1] == ["not ruled out"]  # no legend entry for nobody
+    assert ax.get_ylim() == (1.5, -0.5)
+
+
+def test_a_sweep_leads_with_the_metric_against_the_swept_value(tmp_path, capsys):
+    spec = tmp_path / "sweep.toml"
+    spec.write_text('name = "sw"\ngame = "tienlen"\ntask = "play"\nn = 300\nseed = 3\nmetrics = ["tricks"]\n'
+                    '[sweep]\nswitch = "players"\nvalues = [3, 4]\n')
+    code, _, err = run(capsys, "experiment", spec, "--out", tmp_path / "exp", "--quiet")
+    assert code == 0, err
+    code, _, err = run(capsys, "report", tmp_path / "exp", "--out", tmp_path / "r.md")
+    assert code == 0, err
+    text = (tmp_path / "r.md").read_text()
+    assert text.index("![each metric against the swept value") < text.index("| players | metric |") \
+        < text.index("| metric | unit | arm |")
