@@ -8,8 +8,9 @@ hand is taken at once) and plays the one with the highest score ``w . features``
 heuristic is one such linear score (:data:`HEURISTIC_WEIGHTS`, exactly: the learned
 policy with those weights plays as the heuristic, a test checks it). The shipped
 weights (``learned_weights.txt`` beside this file) come from ``cardsim train tienlen``
-(see :mod:`.train`), which improves the weights by evolution strategies on duplicate deals
-against heuristic, greedy, random and self-play fields.
+(:mod:`.train`, an adapter over :mod:`cardsim.simcore.framework.selfplay`), which
+improves the weights by evolution strategies on duplicate deals against heuristic,
+greedy, random and self-play fields.
 
 It reads the seat's own hand and the public table only.
 """
@@ -18,6 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+
+from cardsim.simcore.framework import selfplay
 from cardsim.simcore.tienlen.policies import FEATURES
 
 #: The heuristic as a linear score (see :func:`.policies.play_value`, :func:`.policies.pass_value`).
@@ -32,33 +35,16 @@ WEIGHTS_FILE = Path(__file__).with_name("learned_weights.txt")
 def parse_weights(text: str, path: str = "model") -> np.ndarray:
     """Weights from the text of a model file (``name value`` lines; ``#`` comments):
     float64[N_FEATURES]. Raises ValueError naming ``path`` for a missing, unknown or
-    repeated feature or a bad number."""
-    values: dict[str, float] = {}
-    for n, line in enumerate(text.splitlines(), 1):
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        parts = line.split()
-        try:
-            if len(parts) != 2 or parts[0] not in FEATURES or parts[0] in values:
-                raise ValueError
-            values[parts[0]] = float(parts[1])
-        except ValueError:
-            raise ValueError(f"{path}:{n}: expected 'FEATURE VALUE' with a known, new feature, got {line!r}") from None
-    missing = [f for f in FEATURES if f not in values]
-    if missing:
-        raise ValueError(f"{path}: no weight for {', '.join(missing)}")
-    return np.array([values[f] for f in FEATURES], np.float64)
+    repeated feature or a bad number (:func:`.selfplay.parse_weights` over :data:`FEATURES`)."""
+    return selfplay.parse_weights(FEATURES, text, path)
 
 
 def read_weights(path: Path | str = WEIGHTS_FILE) -> np.ndarray:
-    """:func:`parse_weights` of a model file."""
-    return parse_weights(Path(path).read_text(), str(path))
+    """:func:`parse_weights` of a model file (default: the shipped one): float64[N_FEATURES]."""
+    return selfplay.read_weights(FEATURES, path)
 
 
 def format_weights(w: np.ndarray, header: list[str]) -> str:
-    """A model file: ``header`` lines as comments, then one ``feature value`` line each
-    (``repr`` floats: reading the file back gives the same bits)."""
-    lines = [f"# {h}" for h in header]
-    lines += [f"{name} {float(v)!r}" for name, v in zip(FEATURES, w)]
-    return "\n".join(lines) + "\n"
+    """A model file: ``header`` lines as comments, then one ``feature value`` line each of
+    ``w`` (float64[N_FEATURES]; ``repr`` floats: reading the file back gives the same bits)."""
+    return selfplay.format_weights(FEATURES, w, header)
