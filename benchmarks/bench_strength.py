@@ -9,8 +9,9 @@ differences of the candidate's win indicator per (deal, seat), with a 95% interv
 * ``search`` (the default ``search:64``) minus ``heuristic`` against each field: random,
   greedy (Tiến Lên), heuristic, and all-``search`` (``-n // 2`` deals there: every seat searches);
 * the budget ladder ``search:16 -> search:64 -> search:256`` in a heuristic field;
-* in Tiến Lên also ``learned`` (the shipped self-play model) and ``search-plain:64`` (the
-  search before its fitted opponent models) against each field;
+* where the game has one (Tiến Lên, Tứ Sắc) also ``learned`` (the shipped self-play model), and in Tiến Lên, Loba and
+  Continental ``search-plain:64`` (Tiến Lên: the search before its fitted opponent models;
+  rummy: the search playing for the round's points, not the match) against each field;
 * relative skill against the peeking ``oracle`` (heuristic field):
   ``(W - W_random) / (W_oracle - W_random)`` for ``heuristic`` and ``search``.
 
@@ -26,8 +27,12 @@ import time
 import numpy as np
 
 import cardsim
+from cardsim.simcore.framework import registry
 
 FIELDS = {"tienlen": ("random", "greedy", "heuristic", "search:64")}
+#: games whose search has a plain mode: Tiến Lên's search before its opponent models, the rummy
+#: search playing for the round's points instead of the match
+PLAIN_GAMES = ("tienlen", "loba", "continental")
 DEFAULT_FIELDS = ("random", "heuristic", "search:64")
 
 
@@ -57,8 +62,8 @@ def main() -> None:
     for game in args.games.split(","):
         n, seed = args.n, args.seed
         fields = FIELDS.get(game, DEFAULT_FIELDS)
-        plain = ["search-plain:64"] if game == "tienlen" else []
-        learned = ["learned"] if game == "tienlen" else []
+        plain = ["search-plain:64"] if game in PLAIN_GAMES else []
+        learned = ["learned"] if registry.get_spec(game).trainer else []
         for field in fields:
             m = n // 2 if field.startswith("search") else n
             cands = ["search:64", *learned, *plain]

@@ -327,6 +327,9 @@ class PlayTaskBase(Task):
     policy_names: tuple[str, ...] = ()
     default_policy = "heuristic"
     option_defaults: Mapping[str, Any] = {}
+    #: The module of the game's ``learned`` policy (``WEIGHTS_FILE``, ``read_weights(path)``),
+    #: or empty when the game has none.
+    learned_module = ""
     #: Games per chunk: a few seconds of work, a few MB of rows.
     chunk_games = 1 << 17
     can_replay = True
@@ -357,7 +360,41 @@ class PlayTaskBase(Task):
                 or any(not isinstance(p, str) or split_policy(p)[0] not in self.policy_names for p in policies):
             raise ConfigError(f"policies must name one of {', '.join(self.policy_names)} for each of "
                               f"{rules.players} seats")
+        self.check_model_files(options)
         self.check_extra(rules, options)
+
+    def _learned(self):
+        import importlib
+
+        return importlib.import_module(self.learned_module)
+
+    def check_model_files(self, options: Mapping[str, Any]) -> None:
+        """Every ``learned:FILE`` seat names a readable model file of this game (one line, exit 2)."""
+        for policy in options.get("policies") or ():
+            if str(policy).startswith("learned:"):
+                try:
+                    self._learned().read_weights(str(policy).partition(":")[2])
+                except (OSError, UnicodeDecodeError, ValueError) as e:
+                    raise ConfigError(f"policy {policy}: not a model file ({str(e).splitlines()[0]})") from None
+
+    def player_notes(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Each model file a ``learned`` seat plays (the shipped one for ``learned``, the
+        named one for ``learned:FILE``): its digest and reproducing command."""
+        import hashlib
+        from pathlib import Path
+
+        notes = {}
+        for policy in dict.fromkeys(options.get("policies") or ()):
+            if policy != "learned" and not str(policy).startswith("learned:"):
+                continue
+            path = self._learned().WEIGHTS_FILE if policy == "learned" else Path(str(policy).partition(":")[2])
+            data = path.read_bytes()
+            reproduce = next((line[len("# reproduce: "):] for line in data.decode(errors="replace").splitlines()
+                              if line.startswith("# reproduce: ")), "")
+            key = "learned_model" if policy == "learned" else f"model {policy}"
+            notes[key] = {"file": path.name if policy == "learned" else str(path),
+                          "sha256": hashlib.sha256(data).hexdigest(), "reproduce": reproduce}
+        return notes
 
     def check_extra(self, rules, options: Mapping[str, Any]) -> None:
         """Validate game-specific options (override)."""

@@ -69,37 +69,9 @@ class PlayTask(PlayTaskBase):
     rules_cls = TienLenRules
     policy_names = with_plain_search(with_peeking(POLICIES))
     option_defaults = {"games_per_match": 1}
-
-    def player_notes(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        """Each model file a ``learned`` seat plays (the shipped one for ``learned``, the
-        named one for ``learned:FILE``): its digest and reproducing command."""
-        import hashlib
-        from pathlib import Path
-
-        from cardsim.simcore.tienlen.learned import WEIGHTS_FILE
-
-        notes = {}
-        for policy in dict.fromkeys(options.get("policies") or ()):
-            if policy != "learned" and not str(policy).startswith("learned:"):
-                continue
-            path = WEIGHTS_FILE if policy == "learned" else Path(str(policy).partition(":")[2])
-            data = path.read_bytes()
-            reproduce = next((line[len("# reproduce: "):] for line in data.decode(errors="replace").splitlines()
-                              if line.startswith("# reproduce: ")), "")
-            key = "learned_model" if policy == "learned" else f"model {policy}"
-            notes[key] = {"file": path.name if policy == "learned" else str(path),
-                          "sha256": hashlib.sha256(data).hexdigest(), "reproduce": reproduce}
-        return notes
+    learned_module = "cardsim.simcore.tienlen.learned"
 
     def check_extra(self, rules: TienLenRules, options: Mapping[str, Any]) -> None:
-        for policy in options.get("policies") or ():
-            if str(policy).startswith("learned:"):
-                from cardsim.simcore.tienlen.learned import read_weights
-
-                try:
-                    read_weights(str(policy).partition(":")[2])
-                except (OSError, UnicodeDecodeError, ValueError) as e:
-                    raise ConfigError(f"policy {policy}: not a model file ({str(e).splitlines()[0]})") from None
         k = options.get("games_per_match")
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 10_000:
             raise ConfigError(f"--games-per-match must be an integer in 1..10000, got {k!r}")

@@ -224,14 +224,15 @@ def pending_decision(prm, cur, hands, locked, okind, opts, orev):
 
 @njit(cache=True)
 def advance(prm, pol, forced, stop_search, stop_after_claim, cur, deck, hands, table, discards, locked, exp_pts,
-            exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log, log_on):
+            exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log, log_on, wts):
     """Play from the cursor until the game ends; returns ``(game RNG state, stopped)``.
 
     ``forced``: the choice of the first decision met (an option index or -1 to decline for
     a take, a type for a discard), or ``NO_FORCE``. ``stop_search``: stop (``stopped``
     True) before a decision of a ``search`` seat with two or more choices, the cursor on
     it. ``stop_after_claim``: stop once the claims on the exposed card are resolved (for
-    :func:`claim_case`).
+    :func:`claim_case`). ``wts``: the ``learned`` seats' weights (float64[players,
+    N_FEATURES]) or None when no seat is learned.
     """
     P = prm[P_PLAYERS]
     dead = prm[P_DEAD]
@@ -284,7 +285,7 @@ def advance(prm, pol, forced, stop_search, stop_after_claim, cur, deck, hands, t
                     stopped = True
                     break
                 d, state = choose(pol[taker], DEC_DISCARD, hands[taker], locked[taker], 0, okind, opts, orev,
-                                  np.bool_(False), state, trash_tab, score_tab)
+                                  np.bool_(False), state, trash_tab, score_tab, discards, table, wts, taker)
             if d < 0:
                 # No legal discard: only the dealer's opening can get here (a take always
                 # leaves one, see level_options). The dealer discards anyway, so that it too
@@ -344,7 +345,7 @@ def advance(prm, pol, forced, stop_search, stop_after_claim, cur, deck, hands, t
                 stopped = True
                 break
             ch, state = choose(pol[d], DEC_TAKE, hands[d], locked[d], n, okind, opts, orev, allow, state,
-                               trash_tab, score_tab)
+                               trash_tab, score_tab, discards, table, wts, d)
         if ch >= 0:
             if lv == LV_STEAL:
                 how = TAKE_STEAL
@@ -497,5 +498,5 @@ def claim_case_kernel(c, src, is_draw, prm, pol, state, hands, locked, exp_pts, 
     cur[C_WINNER] = -1
     cur[C_NSTOCK] = 10
     advance(prm, pol, np.int64(NO_FORCE), np.bool_(False), np.bool_(True), cur, deck, hands, table, discards, locked,
-            exp_pts, exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log, np.bool_(True))
+            exp_pts, exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log, np.bool_(True), None)
     return cur

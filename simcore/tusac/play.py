@@ -73,7 +73,7 @@ from cardsim.simcore.tusac.engine import (C_WHO, M_MULL, META_DTYPES, META_NAMES
                                           NO_FORCE, SEAT_DTYPES, SEAT_NAMES, advance, finish_game, start_game)
 from cardsim.simcore.tusac.log import LOG_CAP
 from cardsim.simcore.tusac.melds import kind_tables, meld_tables
-from cardsim.simcore.tusac.policies import POL_SEARCH, POLICIES
+from cardsim.simcore.tusac.policies import N_FEATURES, POL_LEARNED, POL_SEARCH, POLICIES
 from cardsim.simcore.tusac.rules import P_PLAYERS, TuSacRules, kernel_params
 from cardsim.simcore.tusac.search import search_choose
 
@@ -82,7 +82,7 @@ FIN_ROWS = 10
 
 
 @njit(cache=True)
-def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab, kind_tab, cur,
+def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab, kind_tab, wts, cur,
               deck, hands, table, discards, locked, exp_pts, exp_kinds, okind, opts, orev, meta, seat, log, log_on,
               fin):
     """Play game ``index``; fill ``meta[N_META]``, ``seat[N_SEAT, P]``; returns log rows used."""
@@ -99,7 +99,7 @@ def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, sc
     while True:
         state, stopped = advance(prm, pol, forced, True, False, cur, deck, hands, table, discards, locked, exp_pts,
                                  exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log,
-                                 log_on)
+                                 log_on, wts)
         if not stopped:
             break
         if budgets is None:
@@ -107,14 +107,15 @@ def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, sc
             # one never compiles it); advance only stops for a search seat.
             break
         forced, search_state = search_choose(prm, budgets[cur[C_WHO]], search_state, cur, deck, hands, table,
-                                             discards, locked, exp_pts, exp_kinds, trash_tab, score_tab, win_tab)
+                                             discards, locked, exp_pts, exp_kinds, trash_tab, score_tab, win_tab,
+                                             wts)
     return finish_game(prm, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, meta, seat, okind, opts,
                        orev, trash_tab, score_tab, kind_tab, log, log_on, fin)
 
 
 @njit(cache=True, nogil=True)
 def _play_block(seed, start, count, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
-                kind_tab, meta, seat, log, nlog, fin, log_on):
+                kind_tab, wts, meta, seat, log, nlog, fin, log_on):
     cur = np.zeros(N_CUR, np.int64)
     deck = BASE_DECK.copy()
     hands = np.zeros((4, N_TYPES), np.int8)
@@ -129,7 +130,7 @@ def _play_block(seed, start, count, prm, pol, budgets, g_sizes, g_products, tras
     for j in range(count):
         li = j if log_on else 0
         nl = play_game(seed, start + j, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
-                       kind_tab, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, okind, opts, orev,
+                       kind_tab, wts, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, okind, opts, orev,
                        meta[j], seat[j], log[li], log_on, fin[li])
         if log_on:
             nlog[j] = nl
@@ -137,7 +138,7 @@ def _play_block(seed, start, count, prm, pol, budgets, g_sizes, g_products, tras
 
 @njit(cache=True, nogil=True)
 def _play_block_unlogged(seed, start, count, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
-                         kind_tab, meta, seat):
+                         kind_tab, wts, meta, seat):
     """:func:`_play_block` without a move log, for :func:`play_chunk`'s threads. The flag is the
     literal ``False`` here, so Numba compiles the turn loop with the logging pruned, as the
     parallel kernel this replaces did (:func:`play_logged` compiles the logging variant)."""
@@ -145,7 +146,7 @@ def _play_block_unlogged(seed, start, count, prm, pol, budgets, g_sizes, g_produ
     nlog = np.zeros(1, np.int64)
     fin = np.zeros((1, FIN_ROWS, N_TYPES), np.int8)
     _play_block(seed, start, count, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab, kind_tab,
-                meta, seat, log, nlog, fin, False)
+                wts, meta, seat, log, nlog, fin, False)
 
 
 # ----------------------------------------------------------------------------------
@@ -173,23 +174,49 @@ def _columns(start, count, players, meta, seat) -> dict[str, np.ndarray]:
     return out
 
 
-def _kernel_args(rules: TuSacRules, policies):
+def _kernel_args(rules: TuSacRules, policies, weights=None):
     _, g, p = deal_plan(rules.players)
     codes = policy_codes(policies, rules.players)
     budgets = seat_budgets(codes, policies, rules.players, POL_SEARCH)
-    return (kernel_params(rules), codes, budgets, g, p, *tables(rules))
+    return (kernel_params(rules), codes, budgets, g, p, *tables(rules), seat_weights(codes, policies, weights))
+
+
+def seat_weights(codes, policies, weights=None):
+    """The ``learned`` seats' weights as the kernels take them: float64[players,
+    N_FEATURES], or None when no seat is learned (the kernels then compile without the
+    learned policy). ``weights``: float64[N_FEATURES] for every learned seat or one row per
+    seat; None: the shipped model, or the file of a seat's ``learned:FILE``."""
+    if not (codes == POL_LEARNED).any():
+        return None
+    from cardsim.simcore.tusac.learned import read_weights
+
+    players = len(codes)
+    if weights is not None:
+        w = np.asarray(weights, np.float64)
+        if w.shape not in ((N_FEATURES,), (players, N_FEATURES)):
+            raise ValueError(f"learned weights must have shape ({N_FEATURES},) or ({players}, {N_FEATURES}), "
+                             f"got {w.shape}")
+        return np.ascontiguousarray(np.broadcast_to(w, (players, N_FEATURES)))
+    names = [policies] * players if isinstance(policies, str) else list(policies)
+    out = np.zeros((players, N_FEATURES), np.float64)
+    for s, name in enumerate(names):
+        if codes[s] == POL_LEARNED:
+            path = str(name).partition(":")[2] if isinstance(name, str) and ":" in name else None
+            out[s] = read_weights(path) if path else read_weights()
+    return out
 
 
 def play_chunk(seed: int, start: int, count: int, rules: TuSacRules, policies,
-               n_blocks: int | None = None) -> dict[str, np.ndarray]:
+               n_blocks: int | None = None, weights=None) -> dict[str, np.ndarray]:
     """Play games ``start .. start+count-1`` of run ``seed``; one row per game.
 
     ``policies``: a policy name/code for every seat or one per seat (``random``,
-    ``heuristic``, ``search`` or ``search:N``). Games run in parallel
-    (:func:`.blocks.run_blocks` over ``n_blocks`` blocks); results do not depend on the
-    blocks or threads. Columns: see the module docstring.
+    ``heuristic``, ``search`` or ``search:N``, ``learned`` or ``learned:FILE``). Games run in
+    parallel (:func:`.blocks.run_blocks` over ``n_blocks`` blocks); results do not depend on
+    the blocks or threads. ``weights``: the ``learned`` seats' weights (see
+    :func:`seat_weights`). Columns: see the module docstring.
     """
-    args = _kernel_args(rules, policies)
+    args = _kernel_args(rules, policies, weights)
     meta = np.zeros((count, N_META), np.int16)
     seat = np.zeros((count, N_SEAT, rules.players), np.int16)
 
@@ -221,8 +248,8 @@ def play_logged(seed: int, start: int, count: int, rules: TuSacRules, policies):
 # ----------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _run_to_decision(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab, nth, cur,
-                     deck, hands, table, discards, locked, exp_pts, exp_kinds):
+def _run_to_decision(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab, wts, nth,
+                     cur, deck, hands, table, discards, locked, exp_pts, exp_kinds):
     """Play game ``index`` up to the ``nth`` (0-based) decision of a search seat; returns
     ``(found, search RNG state there)`` with the state arrays at that decision."""
     seat = np.zeros((N_SEAT, prm[P_PLAYERS]), np.int16)
@@ -238,14 +265,15 @@ def _run_to_decision(seed, index, prm, pol, budgets, g_sizes, g_products, trash_
     while True:
         state, stopped = advance(prm, pol, forced, True, False, cur, deck, hands, table, discards, locked, exp_pts,
                                  exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log,
-                                 np.bool_(False))
+                                 np.bool_(False), wts)
         if not stopped:
             return False, search_state
         if k == nth:
             return True, search_state
         k += 1
         forced, search_state = search_choose(prm, budgets[cur[C_WHO]], search_state, cur, deck, hands, table,
-                                             discards, locked, exp_pts, exp_kinds, trash_tab, score_tab, win_tab)
+                                             discards, locked, exp_pts, exp_kinds, trash_tab, score_tab, win_tab,
+                                             wts)
 
 
 STATE_FIELDS = ("cur", "deck", "hands", "table", "discards", "locked", "exp_pts", "exp_kinds")
@@ -254,14 +282,14 @@ STATE_FIELDS = ("cur", "deck", "hands", "table", "discards", "locked", "exp_pts"
 def decision_state(seed: int, index: int, rules: TuSacRules, policies, nth: int = 0) -> dict | None:
     """The state arrays (``STATE_FIELDS``) and ``search_state`` at the ``nth`` decision of
     a search seat in game ``index``, as real play reaches it; None if the game has fewer."""
-    prm, pol, budgets, g, p, tt, st, wt, _ = _kernel_args(rules, policies)
+    prm, pol, budgets, g, p, tt, st, wt, _, wts = _kernel_args(rules, policies)
     if budgets is None:  # no search seat, so no search decision
         return None
     arrays = {"cur": np.zeros(N_CUR, np.int64), "deck": BASE_DECK.copy(),
               "hands": np.zeros((4, N_TYPES), np.int8), "table": np.zeros((4, N_TYPES), np.int8),
               "discards": np.zeros(N_TYPES, np.int8), "locked": np.zeros(4, np.int64),
               "exp_pts": np.zeros(4, np.int64), "exp_kinds": np.zeros((4, N_KINDS), np.int64)}
-    found, search_state = _run_to_decision(np.uint64(seed), np.int64(index), prm, pol, budgets, g, p, tt, st, wt,
+    found, search_state = _run_to_decision(np.uint64(seed), np.int64(index), prm, pol, budgets, g, p, tt, st, wt, wts,
                                            np.int64(nth), *(arrays[k] for k in STATE_FIELDS))
     if not found:
         return None
@@ -276,5 +304,5 @@ def search_decision(rules: TuSacRules, state: dict, budget: int = DEFAULT_SEARCH
     arrays = [state[k].copy() for k in STATE_FIELDS]
     cur, deck, hands, table, discards, locked, exp_pts, exp_kinds = arrays
     choice, after = search_choose(kernel_params(rules), np.int64(budget), np.uint64(state["search_state"]), cur, deck,
-                                  hands, table, discards, locked, exp_pts, exp_kinds, tt, st, wt)
+                                  hands, table, discards, locked, exp_pts, exp_kinds, tt, st, wt, None)
     return int(choice), int(after)

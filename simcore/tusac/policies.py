@@ -14,6 +14,11 @@ Wins are not decisions: every policy claims a win (the objective's best outcome)
   meld and its best discard plus the meld's taken points, declining as the current hand;
   it takes when an option is at least as good as declining and discards its least useful
   card (least trash, then most points, then the lowest type). Draws no random numbers.
+* learned: the heuristic's decisions scored by a linear function ``w . features`` of what
+  each leaves (:data:`FEATURES`; take and discard have their own weights); with
+  :data:`.learned.HEURISTIC_WEIGHTS` it is the heuristic, bit for bit. It also sees the
+  public cards (discards and tables: how many copies of a discarded type are still
+  unseen). Weights from ``cardsim train tusac`` (:mod:`.train`). Draws no random numbers.
 
 A new policy is one ``choose``-style function and one line in :func:`choose`.
 """
@@ -26,8 +31,8 @@ from cardsim.simcore.primitives.rng import randbelow
 from cardsim.simcore.tusac.cards import N_TYPES
 from cardsim.simcore.tusac.melds import TYPE_PART, TYPE_POS, part_state
 
-POLICIES = ("random", "heuristic", "search")
-POL_RANDOM, POL_HEURISTIC, POL_SEARCH = range(3)
+POLICIES = ("random", "heuristic", "search", "learned")
+POL_RANDOM, POL_HEURISTIC, POL_SEARCH, POL_LEARNED = range(4)
 DEC_TAKE, DEC_DISCARD = 0, 1
 #: Weight of one trash card against one point in the heuristic's hand value.
 HEUR_TRASH = 10
@@ -170,14 +175,134 @@ def heuristic_choose(kind, h, locked, nopt, okind, opts, orev, allow_decline, st
     return best, state
 
 
+# ----------------------------------------------------------------------------- learned
+#: What a decision leaves, scored by the learned policy (the same list for a take and a
+#: discard, each with its own weights: ``take_*`` then ``discard_*`` in a model file).
+DECISION_FEATURES = ("trash", "score", "taken_points", "decline", "pairs", "singles", "unseen_copies")
+N_DECISION_FEATURES = len(DECISION_FEATURES)
+FEATURES = tuple(f"take_{f}" for f in DECISION_FEATURES) + tuple(f"discard_{f}" for f in DECISION_FEATURES)
+N_FEATURES = len(FEATURES)
+#: Weight of trash in the heuristic's discard as a linear score: least trash first, then points
+#: (a hand's concealed score never differs by this much between two discards).
+DISCARD_TRASH_WEIGHT = 1000.0
+
+
 @njit(cache=True)
-def choose(pol, kind, h, locked, nopt, okind, opts, orev, allow_decline, state, trash_tab, score_tab):
-    """The one dispatch from the engine to a policy: ``(choice, state)`` of policy ``pol``.
+def _shape_counts(h):
+    """``(pairs, singles)`` of a hidden hand: types held exactly twice (a taker's chances),
+    and non-General types held once."""
+    pairs = 0
+    singles = 0
+    for k in range(N_TYPES):
+        if h[k] == 2:
+            pairs += 1
+        elif h[k] == 1 and k % 7 != 0:
+            singles += 1
+    return pairs, singles
+
+
+@njit(cache=True)
+def decision_features(h, trash, score, taken, decline, unseen, out):
+    """The features of a decision that leaves hidden hand ``h`` with ``trash`` and ``score``
+    into ``out[N_DECISION_FEATURES]`` (order :data:`DECISION_FEATURES`)."""
+    pairs, singles = _shape_counts(h)
+    out[0] = trash
+    out[1] = score
+    out[2] = taken
+    out[3] = decline
+    out[4] = pairs
+    out[5] = singles
+    out[6] = unseen
+
+
+@njit(cache=True)
+def _dot(w, off, f):
+    # summed in feature order: with the heuristic's weights every term is an exact integer
+    v = 0.0
+    for j in range(N_DECISION_FEATURES):
+        v += w[off + j] * f[j]
+    return v
+
+
+@njit(cache=True)
+def learned_choose(kind, h, locked, nopt, okind, opts, orev, allow_decline, trash_tab, score_tab, discards, table,
+                   w):
+    """The learned policy's choice with weights ``w`` float64[N_FEATURES] (see the module
+    docstring); the same candidates, order and ties as :func:`heuristic_choose`.
+
+    A take option is scored on the hand after its meld and the heuristic's best discard;
+    declining, on the hand as it is. A discard of type ``k`` also sees how many copies of
+    ``k`` the seat has not seen (4 minus its own, the discards and every table)."""
+    f = np.zeros(N_DECISION_FEATURES, np.float64)
+    if kind == DEC_DISCARD:
+        best = -1
+        bv = 0.0
+        for k in range(N_TYPES):
+            if not legal_discard(h, locked, k):
+                continue
+            h[k] -= 1
+            tr = 0
+            sc = 0
+            for p in range(9):
+                i = part_state(h, locked, p)
+                tr += trash_tab[i]
+                sc += score_tab[i]
+            unseen = 4 - h[k] - 1 - discards[k]
+            for s in range(table.shape[0]):
+                unseen -= table[s, k]
+            decision_features(h, tr, sc, 0, 0, unseen, f)
+            h[k] += 1
+            v = _dot(w, N_DECISION_FEATURES, f)
+            if best < 0 or v > bv:
+                best = k
+                bv = v
+        return best
+    best = -1
+    bv = -(1 << 40) * 1.0
+    if allow_decline:
+        tr = 0
+        sc = 0
+        for p in range(9):
+            i = part_state(h, locked, p)
+            tr += trash_tab[i]
+            sc += score_tab[i]
+        decision_features(h, tr, sc, 0, 1, 0, f)
+        bv = _dot(w, 0, f)
+    for i in range(nopt):
+        for j in range(3):
+            if orev[i, j] >= 0:
+                h[orev[i, j]] -= 1
+        k, t2, s2 = best_discard(h, locked, trash_tab, score_tab)
+        if k >= 0:
+            h[k] -= 1
+        decision_features(h, t2, s2, opts[i], 0, 0, f)
+        if k >= 0:
+            h[k] += 1
+        for j in range(3):
+            if orev[i, j] >= 0:
+                h[orev[i, j]] += 1
+        v = _dot(w, 0, f)
+        if v >= bv if best < 0 else v > bv:
+            bv = v
+            best = i
+    return best
+
+
+@njit(cache=True)
+def choose(pol, kind, h, locked, nopt, okind, opts, orev, allow_decline, state, trash_tab, score_tab, discards,
+           table, wts, seat):
+    """The one dispatch from the engine to a policy: ``(choice, state)`` of seat ``seat``
+    playing policy ``pol``.
 
     ``POL_SEARCH`` is resolved by the engine's driver (it needs the whole game state);
-    here, for a seat whose choice is forced, it falls back to the heuristic.
+    here, for a seat whose choice is forced, it falls back to the heuristic. ``wts``: the
+    learned seats' weights float64[players, N_FEATURES], or None when no seat is learned
+    (numba then compiles the learned policy out).
     """
     if pol == POL_RANDOM:
         return random_choose(kind, h, locked, nopt, okind, opts, orev, allow_decline, state)
+    if wts is not None and pol == POL_LEARNED:
+        return learned_choose(kind, h, locked, nopt, okind, opts, orev, allow_decline, trash_tab, score_tab,
+                              discards, table, wts[seat]), state
     return heuristic_choose(kind, h, locked, nopt, okind, opts, orev, allow_decline, state, trash_tab,
                             score_tab)

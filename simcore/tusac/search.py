@@ -157,11 +157,13 @@ def candidates(prm, cur, hands, locked, okind, opts, orev, trash_tab, score_tab,
 
 @njit(cache=True)
 def search_choose(prm, budget, sstate, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, trash_tab,
-                  score_tab, win_tab):
+                  score_tab, win_tab, wts):
     """The search's choice at the decision :func:`.engine.advance` stopped at (pass it
     back as ``forced``). Returns ``(choice, search RNG state)``. A negative ``budget`` is
     the ``oracle``: it **peeks**, rolling out on the true hands and stock contents (the
-    stock's draw order stays random), the labelled upper bound of measured skill."""
+    stock's draw order stays random), the labelled upper bound of measured skill. ``wts``:
+    as play passes it (rollouts are all heuristic; the same type keeps one compiled
+    :func:`.engine.advance`)."""
     P = prm[P_PLAYERS]
     okind = np.zeros(MAX_OPTS, np.int64)
     opts = np.zeros(MAX_OPTS, np.int64)
@@ -213,7 +215,7 @@ def search_choose(prm, budget, sstate, cur, deck, hands, table, discards, locked
             # (about 8 s of compile each): a rollout's seats are all heuristic, so the stop
             # for a search seat never fires, and the move log is off.
             advance(prm, pol, cand[k], True, False, rcur, rdeck, rhands, rtable, rdiscards, rlocked, rexp_pts,
-                    rexp_kinds, rseat, okind, opts, orev, trash_tab, score_tab, win_tab, rollout_key, log, False)
+                    rexp_kinds, rseat, okind, opts, orev, trash_tab, score_tab, win_tab, rollout_key, log, False, wts)
             winner = rcur[C_WINNER]
             if winner == d:
                 util[k, w] = WIN_UTILITY + rcur[C_WSCORE] * (P - 1)

@@ -27,5 +27,6 @@ SPEC = GameSpec(
     balance=f"{_PACKAGE}.summary:balance_outcomes",
     balance_progress=f"{_PACKAGE}.replay:balance_progress",
     tables=f"{_PACKAGE}.play:tables",
+    trainer=f"{_PACKAGE}.train",
     throughput={"deal": 2.5e6, "play": 2e4},  # deals or games per second and core, conservative
 )

@@ -84,6 +84,7 @@ class PlayTask(PlayTaskBase):
     game = "tusac"
     rules_cls = TuSacRules
     policy_names = with_peeking(POLICIES)
+    learned_module = "cardsim.simcore.tusac.learned"
 
     def default_chunk_size(self, options: Mapping[str, Any]) -> int:
         """Smaller chunks when a seat searches, so progress and interrupts stay fine-grained."""

@@ -118,7 +118,7 @@ def test_train_command_writes_resumes_and_refuses_bad_input(capsys, tmp_path):
     ]:
         code, stdout, err = run(capsys, "train", "tienlen", *args)
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1, (args, err)
-    code, _, err = run(capsys, "train", "tusac", "--seed", "1")
+    code, _, err = run(capsys, "train", "loba", "--seed", "1")
     assert code == 2 and "no learned policy yet" in err
 
 
