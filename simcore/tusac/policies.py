@@ -237,20 +237,24 @@ def learned_choose(kind, h, locked, nopt, okind, opts, orev, allow_decline, tras
     if kind == DEC_DISCARD:
         best = -1
         bv = 0.0
+        tr = 0
+        sc = 0
+        idx = np.empty(9, np.int64)
+        for p in range(9):
+            idx[p] = part_state(h, locked, p)
+            tr += trash_tab[idx[p]]
+            sc += score_tab[idx[p]]
         for k in range(N_TYPES):
             if not legal_discard(h, locked, k):
                 continue
-            h[k] -= 1
-            tr = 0
-            sc = 0
-            for p in range(9):
-                i = part_state(h, locked, p)
-                tr += trash_tab[i]
-                sc += score_tab[i]
-            unseen = 4 - h[k] - 1 - discards[k]
+            p = TYPE_PART[k]  # a discard changes one part's state (as in discard_values)
+            i2 = idx[p] - _POW5[TYPE_POS[k]]
+            unseen = 4 - h[k] - discards[k]
             for s in range(table.shape[0]):
                 unseen -= table[s, k]
-            decision_features(h, tr, sc, 0, 0, unseen, f)
+            h[k] -= 1
+            decision_features(h, tr - trash_tab[idx[p]] + trash_tab[i2], sc - score_tab[idx[p]] + score_tab[i2], 0, 0,
+                              unseen, f)
             h[k] += 1
             v = _dot(w, N_DECISION_FEATURES, f)
             if best < 0 or v > bv:
