@@ -32,8 +32,8 @@ def rollouts_of(rules, state, budget):
     tt, st, _, _ = tables(rules)
     cand = np.zeros(MAX_CANDIDATES, np.int64)
     okind, opts, orev = np.zeros(MAX_OPTS, np.int64), np.zeros(MAX_OPTS, np.int64), np.zeros((MAX_OPTS, 3), np.int64)
-    _, n = candidates(kernel_params(rules), state["cur"], state["hands"], state["locked"], okind, opts, orev, tt, st,
-                      cand)
+    _, n = candidates(kernel_params(rules), state["cur"], state["hands"], state["table"], state["discards"],
+                      state["locked"], okind, opts, orev, tt, st, None, cand)
     return 0 if n <= 1 else max(1, budget // n) * n
 
 

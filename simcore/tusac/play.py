@@ -64,7 +64,7 @@ from numba import njit
 from cardsim.simcore.run.blocks import run_blocks
 from cardsim.simcore.primitives.movelog import LOG_WIDTH
 from cardsim.simcore.primitives.rng import search_key
-from cardsim.simcore.framework.tasks import DEFAULT_SEARCH_BUDGET, seat_budgets
+from cardsim.simcore.framework.tasks import DEFAULT_SEARCH_BUDGET, PLAIN_FLAG, seat_budgets
 from cardsim.simcore.framework.tasks import policy_codes as _policy_codes
 from cardsim.simcore.tusac.cards import N_TYPES
 from cardsim.simcore.tusac.claims import MAX_OPTS, N_KINDS
@@ -82,8 +82,8 @@ FIN_ROWS = 10
 
 
 @njit(cache=True)
-def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab, kind_tab, wts, cur,
-              deck, hands, table, discards, locked, exp_pts, exp_kinds, okind, opts, orev, meta, seat, log, log_on,
+def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab, kind_tab, wts,
+              model, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, okind, opts, orev, meta, seat, log, log_on,
               fin):
     """Play game ``index``; fill ``meta[N_META]``, ``seat[N_SEAT, P]``; returns log rows used."""
     for f in range(N_META):
@@ -108,14 +108,14 @@ def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, sc
             break
         forced, search_state = search_choose(prm, budgets[cur[C_WHO]], search_state, cur, deck, hands, table,
                                              discards, locked, exp_pts, exp_kinds, trash_tab, score_tab, win_tab,
-                                             wts)
+                                             wts, model)
     return finish_game(prm, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, meta, seat, okind, opts,
                        orev, trash_tab, score_tab, kind_tab, log, log_on, fin)
 
 
 @njit(cache=True, nogil=True)
 def _play_block(seed, start, count, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
-                kind_tab, wts, meta, seat, log, nlog, fin, log_on):
+                kind_tab, wts, model, meta, seat, log, nlog, fin, log_on):
     cur = np.zeros(N_CUR, np.int64)
     deck = BASE_DECK.copy()
     hands = np.zeros((4, N_TYPES), np.int8)
@@ -130,7 +130,7 @@ def _play_block(seed, start, count, prm, pol, budgets, g_sizes, g_products, tras
     for j in range(count):
         li = j if log_on else 0
         nl = play_game(seed, start + j, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
-                       kind_tab, wts, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, okind, opts, orev,
+                       kind_tab, wts, model, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, okind, opts, orev,
                        meta[j], seat[j], log[li], log_on, fin[li])
         if log_on:
             nlog[j] = nl
@@ -138,7 +138,7 @@ def _play_block(seed, start, count, prm, pol, budgets, g_sizes, g_products, tras
 
 @njit(cache=True, nogil=True)
 def _play_block_unlogged(seed, start, count, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
-                         kind_tab, wts, meta, seat):
+                         kind_tab, wts, model, meta, seat):
     """:func:`_play_block` without a move log, for :func:`play_chunk`'s threads. The flag is the
     literal ``False`` here, so Numba compiles the turn loop with the logging pruned, as the
     parallel kernel this replaces did (:func:`play_logged` compiles the logging variant)."""
@@ -146,7 +146,7 @@ def _play_block_unlogged(seed, start, count, prm, pol, budgets, g_sizes, g_produ
     nlog = np.zeros(1, np.int64)
     fin = np.zeros((1, FIN_ROWS, N_TYPES), np.int8)
     _play_block(seed, start, count, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab, kind_tab,
-                wts, meta, seat, log, nlog, fin, False)
+                wts, model, meta, seat, log, nlog, fin, False)
 
 
 # ----------------------------------------------------------------------------------
@@ -178,15 +178,30 @@ def _kernel_args(rules: TuSacRules, policies, weights=None):
     _, g, p = deal_plan(rules.players)
     codes = policy_codes(policies, rules.players)
     budgets = seat_budgets(codes, policies, rules.players, POL_SEARCH)
-    return (kernel_params(rules), codes, budgets, g, p, *tables(rules), seat_weights(codes, policies, weights))
+    model = search_model(budgets)
+    wts = seat_weights(codes, policies, weights, model is not None)
+    return (kernel_params(rules), codes, budgets, g, p, *tables(rules), wts, model)
 
 
-def seat_weights(codes, policies, weights=None):
+def search_model(budgets):
+    """The learned model a search seat rolls out with (the shipped weights,
+    float64[N_FEATURES]), or None when no seat searches with it (no search seat, or only
+    ``search-plain`` seats)."""
+    if budgets is None or not ((budgets < 0) | ((budgets > 0) & (budgets < PLAIN_FLAG))).any():
+        return None
+    from cardsim.simcore.tusac.learned import read_weights
+
+    return read_weights()
+
+
+def seat_weights(codes, policies, weights=None, always=False):
     """The ``learned`` seats' weights as the kernels take them: float64[players,
-    N_FEATURES], or None when no seat is learned (the kernels then compile without the
-    learned policy). ``weights``: float64[N_FEATURES] for every learned seat or one row per
-    seat; None: the shipped model, or the file of a seat's ``learned:FILE``."""
-    if not (codes == POL_LEARNED).any():
+    N_FEATURES], or None when no seat is learned and not ``always`` (the kernels then
+    compile without the learned policy). ``weights``: float64[N_FEATURES] for every learned
+    seat or one row per seat; None: the shipped model, or the file of a seat's
+    ``learned:FILE``. ``always``: an array even without a learned seat (a searching seat
+    rolls out with the learned policy: one compiled turn loop for play and rollouts)."""
+    if not always and not (codes == POL_LEARNED).any():
         return None
     from cardsim.simcore.tusac.learned import read_weights
 
@@ -248,8 +263,8 @@ def play_logged(seed: int, start: int, count: int, rules: TuSacRules, policies):
 # ----------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _run_to_decision(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab, wts, nth,
-                     cur, deck, hands, table, discards, locked, exp_pts, exp_kinds):
+def _run_to_decision(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab, wts, model,
+                     nth, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds):
     """Play game ``index`` up to the ``nth`` (0-based) decision of a search seat; returns
     ``(found, search RNG state there)`` with the state arrays at that decision."""
     seat = np.zeros((N_SEAT, prm[P_PLAYERS]), np.int16)
@@ -273,7 +288,7 @@ def _run_to_decision(seed, index, prm, pol, budgets, g_sizes, g_products, trash_
         k += 1
         forced, search_state = search_choose(prm, budgets[cur[C_WHO]], search_state, cur, deck, hands, table,
                                              discards, locked, exp_pts, exp_kinds, trash_tab, score_tab, win_tab,
-                                             wts)
+                                             wts, model)
 
 
 STATE_FIELDS = ("cur", "deck", "hands", "table", "discards", "locked", "exp_pts", "exp_kinds")
@@ -282,7 +297,7 @@ STATE_FIELDS = ("cur", "deck", "hands", "table", "discards", "locked", "exp_pts"
 def decision_state(seed: int, index: int, rules: TuSacRules, policies, nth: int = 0) -> dict | None:
     """The state arrays (``STATE_FIELDS``) and ``search_state`` at the ``nth`` decision of
     a search seat in game ``index``, as real play reaches it; None if the game has fewer."""
-    prm, pol, budgets, g, p, tt, st, wt, _, wts = _kernel_args(rules, policies)
+    prm, pol, budgets, g, p, tt, st, wt, _, wts, model = _kernel_args(rules, policies)
     if budgets is None:  # no search seat, so no search decision
         return None
     arrays = {"cur": np.zeros(N_CUR, np.int64), "deck": BASE_DECK.copy(),
@@ -290,7 +305,7 @@ def decision_state(seed: int, index: int, rules: TuSacRules, policies, nth: int 
               "discards": np.zeros(N_TYPES, np.int8), "locked": np.zeros(4, np.int64),
               "exp_pts": np.zeros(4, np.int64), "exp_kinds": np.zeros((4, N_KINDS), np.int64)}
     found, search_state = _run_to_decision(np.uint64(seed), np.int64(index), prm, pol, budgets, g, p, tt, st, wt, wts,
-                                           np.int64(nth), *(arrays[k] for k in STATE_FIELDS))
+                                           model, np.int64(nth), *(arrays[k] for k in STATE_FIELDS))
     if not found:
         return None
     arrays["search_state"] = search_state
@@ -299,10 +314,14 @@ def decision_state(seed: int, index: int, rules: TuSacRules, policies, nth: int 
 
 def search_decision(rules: TuSacRules, state: dict, budget: int = DEFAULT_SEARCH_BUDGET) -> tuple[int, int]:
     """The search's choice at a :func:`decision_state` (copied, not changed): ``(choice,
-    search RNG state after)``; a take choice is an option index or -1, a discard a type."""
+    search RNG state after)``; a take choice is an option index or -1, a discard a type.
+    ``budget``: as the kernels take it (negative: the oracle; with ``PLAIN_FLAG``:
+    ``search-plain``)."""
     tt, st, wt, _ = tables(rules)
     arrays = [state[k].copy() for k in STATE_FIELDS]
     cur, deck, hands, table, discards, locked, exp_pts, exp_kinds = arrays
+    model = search_model(np.array([budget], np.int64))
+    wts = None if model is None else np.tile(model, (4, 1))
     choice, after = search_choose(kernel_params(rules), np.int64(budget), np.uint64(state["search_state"]), cur, deck,
-                                  hands, table, discards, locked, exp_pts, exp_kinds, tt, st, wt, None)
+                                  hands, table, discards, locked, exp_pts, exp_kinds, tt, st, wt, wts, model)
     return int(choice), int(after)

@@ -18,10 +18,15 @@ At a decision of seat ``d`` (the engine stops there, :func:`.engine.advance`):
    for the opponents, so the choice depends only on ``d``'s information. Earlier passes
    and refusals are not used to condition the worlds (a declined eat or steal shows little
    here: every policy may decline a legal meld).
-3. **Rollouts**: every candidate is played out on every world with the heuristic at all
-   seats, through the same :func:`.engine.advance` as real play, with the same rollout
-   random stream per world (paired comparisons).
-4. **Choice**: most wins for ``d``, then most points (the game's payments).
+3. **Rollouts**: every candidate is played out on every world with the ``learned`` policy
+   (the shipped model) at all seats, through the same :func:`.engine.advance` as real
+   play, with the same rollout random stream per world (paired comparisons).
+4. **Choice**: most wins for ``d``, then most points (the game's payments); the model's own
+   choice (candidate 0) stands unless another is better by ``MARGIN_SE`` standard errors.
+
+``search-plain:N`` (``PLAIN_FLAG`` in the budget word) is the search before it used the
+learned model: the heuristic's choice first and heuristic rollouts, bit for bit (golden
+case ``play_tusac_search_plain``, written by the code before the change).
 
 ``oracle`` (a negative budget) is the same search with every world the true deal: it sees
 every hidden hand and what the stock holds (not the order it is drawn in).
@@ -34,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cardsim.simcore.framework.tasks import PLAIN_FLAG
 from cardsim.simcore.primitives.arrays import copy1, copy2
 from cardsim.simcore.primitives.movelog import LOG_WIDTH
 from cardsim.simcore.primitives.rng import next_u64, randbelow
@@ -41,8 +47,8 @@ from cardsim.simcore.tusac.cards import N_TYPES
 from cardsim.simcore.tusac.claims import MAX_OPTS, N_KINDS
 from cardsim.simcore.tusac.engine import (C_CARD, C_DRAW, C_NLOG, C_NSTOCK, C_PHASE, C_WINNER, C_WSCORE,
                                           N_CUR, N_SEAT, PH_CLAIM, advance, pending_decision, stock_start)
-from cardsim.simcore.tusac.policies import (DEC_TAKE, POL_HEURISTIC, best_discard, discard_values,
-                                            heuristic_choose, legal_discard)
+from cardsim.simcore.tusac.policies import (DEC_TAKE, N_FEATURES, POL_HEURISTIC, POL_LEARNED, best_discard,
+                                            discard_values, heuristic_choose, learned_choose, legal_discard)
 from cardsim.simcore.tusac.rules import P_LOCK, P_PLAYERS
 
 #: Discard candidates searched (the heuristic's best ones).
@@ -52,6 +58,7 @@ MAX_CANDIDATES = MAX_OPTS + 1
 WIN_UTILITY = 1000.0
 #: Standard errors of paired gain a candidate needs to replace the heuristic's choice.
 MARGIN_SE = 1.0
+_PLAIN_MASK = np.int64(PLAIN_FLAG - 1)
 
 
 @njit(cache=True)
@@ -114,14 +121,19 @@ def determinize(prm, d, cur, hands, table, discards, locked, deck, whands, wlock
 
 
 @njit(cache=True)
-def candidates(prm, cur, hands, locked, okind, opts, orev, trash_tab, score_tab, cand):
-    """The searched choices of the pending decision into ``cand``: ``(seat, number)``; the
-    heuristic's choice first."""
+def candidates(prm, cur, hands, table, discards, locked, okind, opts, orev, trash_tab, score_tab, first_w, cand):
+    """The searched choices of the pending decision into ``cand``: ``(seat, number)``; first
+    the choice of the learned policy with weights ``first_w`` (float64[N_FEATURES]), or of
+    the heuristic when ``first_w`` is None; for a discard then the heuristic's next best."""
     d, kind, n, allow = pending_decision(prm, cur, hands, locked, okind, opts, orev)
     h = hands[d]
     if kind == DEC_TAKE:
-        first, _ = heuristic_choose(kind, h, locked[d], n, okind, opts, orev, allow, np.uint64(0), trash_tab,
-                                    score_tab)
+        if first_w is None:
+            first, _ = heuristic_choose(kind, h, locked[d], n, okind, opts, orev, allow, np.uint64(0), trash_tab,
+                                        score_tab)
+        else:
+            first = learned_choose(kind, h, locked[d], n, okind, opts, orev, allow, trash_tab, score_tab, discards,
+                                   table, first_w)
         cand[0] = first
         m = 1
         for i in range(n):
@@ -132,7 +144,11 @@ def candidates(prm, cur, hands, locked, okind, opts, orev, trash_tab, score_tab,
             cand[m] = -1
             m += 1
         return d, m
-    first, _, _ = best_discard(h, locked[d], trash_tab, score_tab)
+    if first_w is None:
+        first, _, _ = best_discard(h, locked[d], trash_tab, score_tab)
+    else:
+        first = learned_choose(kind, h, locked[d], 0, okind, opts, orev, False, trash_tab, score_tab, discards,
+                               table, first_w)
     values = np.empty(N_TYPES, np.int64)
     discard_values(h, locked[d], trash_tab, score_tab, values)
     cand[0] = first
@@ -157,19 +173,41 @@ def candidates(prm, cur, hands, locked, okind, opts, orev, trash_tab, score_tab,
 
 @njit(cache=True)
 def search_choose(prm, budget, sstate, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, trash_tab,
-                  score_tab, win_tab, wts):
+                  score_tab, win_tab, wts, model):
     """The search's choice at the decision :func:`.engine.advance` stopped at (pass it
     back as ``forced``). Returns ``(choice, search RNG state)``. A negative ``budget`` is
     the ``oracle``: it **peeks**, rolling out on the true hands and stock contents (the
-    stock's draw order stays random), the labelled upper bound of measured skill. ``wts``:
-    as play passes it (rollouts are all heuristic; the same type keeps one compiled
-    :func:`.engine.advance`)."""
+    stock's draw order stays random), the labelled upper bound of measured skill.
+    ``model``: the learned policy's weights (float64[N_FEATURES]) that rollouts and the
+    first candidate use, or None for the heuristic; ``wts``: the seats' learned weights as
+    play passes them (an array whenever ``model`` is, so that rollouts and play share one
+    compiled :func:`.engine.advance`). ``PLAIN_FLAG`` in a positive budget: ``search-plain``,
+    the heuristic's rollouts whatever ``model``."""
     P = prm[P_PLAYERS]
+    plain = budget >= PLAIN_FLAG
+    if plain:
+        budget &= _PLAIN_MASK
     okind = np.zeros(MAX_OPTS, np.int64)
     opts = np.zeros(MAX_OPTS, np.int64)
     orev = np.zeros((MAX_OPTS, 3), np.int64)
     cand = np.zeros(MAX_CANDIDATES, np.int64)
-    d, ncand = candidates(prm, cur, hands, locked, okind, opts, orev, trash_tab, score_tab, cand)
+    if model is None:
+        d, ncand = candidates(prm, cur, hands, table, discards, locked, okind, opts, orev, trash_tab, score_tab, None,
+                              cand)
+        pol = np.full(4, POL_HEURISTIC, np.int64)
+        rwts = wts
+    else:
+        if plain:
+            d, ncand = candidates(prm, cur, hands, table, discards, locked, okind, opts, orev, trash_tab, score_tab,
+                                  None, cand)
+        else:
+            d, ncand = candidates(prm, cur, hands, table, discards, locked, okind, opts, orev, trash_tab, score_tab,
+                                  model, cand)
+        pol = np.full(4, POL_HEURISTIC if plain else POL_LEARNED, np.int64)
+        rwts = np.empty((4, N_FEATURES), np.float64)
+        for s in range(4):
+            for j in range(N_FEATURES):
+                rwts[s, j] = model[j]
     if ncand <= 1:
         return cand[0], sstate
     peek = budget < 0  # the oracle: every world is the true deal
@@ -190,7 +228,6 @@ def search_choose(prm, budget, sstate, cur, deck, hands, table, discards, locked
     rexp_pts = np.empty_like(exp_pts)
     rexp_kinds = np.empty_like(exp_kinds)
     rseat = np.zeros((N_SEAT, P), np.int16)
-    pol = np.full(4, POL_HEURISTIC, np.int64)
     log = np.zeros((1, LOG_WIDTH), np.int64)
     if peek:  # rollouts copy the world, so the true one serves every world
         copy2(whands, hands)
@@ -212,10 +249,11 @@ def search_choose(prm, budget, sstate, cur, deck, hands, table, discards, locked
             copy1(rexp_pts, exp_pts)
             copy2(rexp_kinds, exp_kinds)
             # The flags and types of play_game's call, so both share one compiled advance
-            # (about 8 s of compile each): a rollout's seats are all heuristic, so the stop
-            # for a search seat never fires, and the move log is off.
+            # (about 8 s of compile each): a rollout's seats are all learned (or heuristic),
+            # so the stop for a search seat never fires, and the move log is off.
             advance(prm, pol, cand[k], True, False, rcur, rdeck, rhands, rtable, rdiscards, rlocked, rexp_pts,
-                    rexp_kinds, rseat, okind, opts, orev, trash_tab, score_tab, win_tab, rollout_key, log, False, wts)
+                    rexp_kinds, rseat, okind, opts, orev, trash_tab, score_tab, win_tab, rollout_key, log, False,
+                    rwts)
             winner = rcur[C_WINNER]
             if winner == d:
                 util[k, w] = WIN_UTILITY + rcur[C_WSCORE] * (P - 1)

@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 
 from cardsim.simcore.framework.tasks import (TABLE_SEAT, DealTaskBase, PlayTaskBase, counts_table, policy_budgets,
-                                             with_peeking)
+                                             with_peeking, with_plain_search)
 from cardsim.simcore.tusac import deal as kernel
 from cardsim.simcore.tusac.policies import POLICIES
 from cardsim.simcore.tusac.rules import TuSacRules
@@ -83,7 +83,7 @@ SEARCH_CHUNK_GAMES = 1024
 class PlayTask(PlayTaskBase):
     game = "tusac"
     rules_cls = TuSacRules
-    policy_names = with_peeking(POLICIES)
+    policy_names = with_plain_search(with_peeking(POLICIES))
     learned_module = "cardsim.simcore.tusac.learned"
 
     def default_chunk_size(self, options: Mapping[str, Any]) -> int:

@@ -22,6 +22,9 @@ CASES: dict[str, list[str]] = {
                                   "0=search-plain:16,2=search-plain:8"],
     "play_tusac": ["play", "tusac", "--games", "1500", "--seed", "23"],
     "play_tusac_mixed": ["play", "tusac", "--games", "1500", "--seed", "24", "--policy", "0=random"],
+    # the Tứ Sắc search before it rolled out with the learned model, written by the code before it (as search:N)
+    "play_tusac_search_plain": ["play", "tusac", "--games", "120", "--seed", "32", "--policy",
+                                "0=search-plain:8,2=search-plain:16"],
     "play_loba": ["play", "loba", "--games", "150", "--seed", "25"],
     "play_loba_mixed": ["play", "loba", "--games", "150", "--seed", "26", "--policy", "1=random"],
     "play_continental": ["play", "continental", "--games", "150", "--seed", "27"],
