@@ -39,12 +39,11 @@ SET_HELP = "rule switch override key=value (repeatable); see `cardsim rules GAME
 
 POLICY_HELP = ("policies: one for all seats (heuristic), one per seat (heuristic,random,greedy,random), "
                "or SEAT=NAME pairs (0=search:256,1=random; others heuristic). Names: random, heuristic, "
-               "search (determinized Monte Carlo search, 64 rollouts per decision) or search:N "
-               "(Tiến Lên also greedy; Tiến Lên and Tứ Sắc also learned, or learned:FILE from `cardsim "
-               "train`); search-plain:N is the "
-               "search before its opponent models (Tiến Lên) or playing for the round's points instead of the "
-               "match (Loba, Continental); oracle or oracle:N is the same search on the true hands: a "
-               "PEEKING player, only an upper bound of skill")
+               "search (determinized Monte Carlo search, 64 rollouts per decision) or search:N, learned or "
+               "learned:FILE (a self-play model from `cardsim train`, where the game has one), greedy (Tiến Lên); "
+               "search-plain:N is the search before its opponent models (Tiến Lên), with heuristic rollouts "
+               "(Tứ Sắc) or playing for the round's points instead of the match (Loba, Continental); oracle or "
+               "oracle:N is the same search on the true hands: a PEEKING player, only an upper bound of skill")
 
 
 # Options shared by several commands.
