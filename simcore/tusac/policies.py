@@ -55,24 +55,38 @@ def count_discards(h, locked):
     return n
 
 
-@njit(cache=True)
-def discard_values(h, locked, trash_tab, score_tab, values):
-    """Heuristic value ``-10 * trash + score`` after discarding each type into ``values[28]``
-    (``-2**40`` for an illegal discard); returns the hand's value as it is."""
+@njit(cache=True, forceinline=True)
+def part_states(h, locked, trash_tab, score_tab, idx):
+    """Each of the 9 parts' states of hand ``h`` into ``idx[9]``; returns the hand's ``(trash, score)``."""
     tr = 0
     sc = 0
-    idx = np.empty(9, np.int64)
     for p in range(9):
         idx[p] = part_state(h, locked, p)
         tr += trash_tab[idx[p]]
         sc += score_tab[idx[p]]
+    return tr, sc
+
+
+@njit(cache=True, forceinline=True)
+def after_discard(k, idx, tr, sc, trash_tab, score_tab):
+    """``(trash, score)`` of the hand of :func:`part_states` less one card of type ``k``
+    (a discard changes one part's state)."""
+    p = TYPE_PART[k]
+    i2 = idx[p] - _POW5[TYPE_POS[k]]
+    return tr - trash_tab[idx[p]] + trash_tab[i2], sc - score_tab[idx[p]] + score_tab[i2]
+
+
+@njit(cache=True)
+def discard_values(h, locked, trash_tab, score_tab, values):
+    """Heuristic value ``-10 * trash + score`` after discarding each type into ``values[28]``
+    (``-2**40`` for an illegal discard); returns the hand's value as it is."""
+    idx = np.empty(9, np.int64)
+    tr, sc = part_states(h, locked, trash_tab, score_tab, idx)
     for k in range(N_TYPES):
         values[k] = -(1 << 40)
         if legal_discard(h, locked, k):
-            p = TYPE_PART[k]
-            i2 = idx[p] - _POW5[TYPE_POS[k]]
-            values[k] = -HEUR_TRASH * (tr - trash_tab[idx[p]] + trash_tab[i2]) + sc - score_tab[idx[p]] \
-                + score_tab[i2]
+            t2, s2 = after_discard(k, idx, tr, sc, trash_tab, score_tab)
+            values[k] = -HEUR_TRASH * t2 + s2
     return -HEUR_TRASH * tr + sc
 
 
@@ -80,23 +94,15 @@ def discard_values(h, locked, trash_tab, score_tab, values):
 def best_discard(h, locked, trash_tab, score_tab):
     """Heuristic discard: ``(type or -1, trash after, score after)``; least trash, then
     most points, then lowest type. Without a legal discard: ``(-1, trash, score)``."""
-    tr = 0
-    sc = 0
     idx = np.empty(9, np.int64)
-    for p in range(9):
-        idx[p] = part_state(h, locked, p)
-        tr += trash_tab[idx[p]]
-        sc += score_tab[idx[p]]
+    tr, sc = part_states(h, locked, trash_tab, score_tab, idx)
     bk = -1
     bt = 0
     bs = 0
     for k in range(N_TYPES):
         if not legal_discard(h, locked, k):
             continue
-        p = TYPE_PART[k]
-        i2 = idx[p] - _POW5[TYPE_POS[k]]
-        t2 = tr - trash_tab[idx[p]] + trash_tab[i2]
-        s2 = sc - score_tab[idx[p]] + score_tab[i2]
+        t2, s2 = after_discard(k, idx, tr, sc, trash_tab, score_tab)
         if bk < 0 or t2 < bt or (t2 == bt and s2 > bs):
             bk = k
             bt = t2
@@ -234,27 +240,20 @@ def learned_choose(kind, h, locked, nopt, okind, opts, orev, allow_decline, tras
     declining, on the hand as it is. A discard of type ``k`` also sees how many copies of
     ``k`` the seat has not seen (4 minus its own, the discards and every table)."""
     f = np.zeros(N_DECISION_FEATURES, np.float64)
+    idx = np.empty(9, np.int64)
     if kind == DEC_DISCARD:
         best = -1
         bv = 0.0
-        tr = 0
-        sc = 0
-        idx = np.empty(9, np.int64)
-        for p in range(9):
-            idx[p] = part_state(h, locked, p)
-            tr += trash_tab[idx[p]]
-            sc += score_tab[idx[p]]
+        tr, sc = part_states(h, locked, trash_tab, score_tab, idx)
         for k in range(N_TYPES):
             if not legal_discard(h, locked, k):
                 continue
-            p = TYPE_PART[k]  # a discard changes one part's state (as in discard_values)
-            i2 = idx[p] - _POW5[TYPE_POS[k]]
+            t2, s2 = after_discard(k, idx, tr, sc, trash_tab, score_tab)
             unseen = 4 - h[k] - discards[k]
             for s in range(table.shape[0]):
                 unseen -= table[s, k]
             h[k] -= 1
-            decision_features(h, tr - trash_tab[idx[p]] + trash_tab[i2], sc - score_tab[idx[p]] + score_tab[i2], 0, 0,
-                              unseen, f)
+            decision_features(h, t2, s2, 0, 0, unseen, f)
             h[k] += 1
             v = _dot(w, N_DECISION_FEATURES, f)
             if best < 0 or v > bv:
@@ -264,12 +263,7 @@ def learned_choose(kind, h, locked, nopt, okind, opts, orev, allow_decline, tras
     best = -1
     bv = -(1 << 40) * 1.0
     if allow_decline:
-        tr = 0
-        sc = 0
-        for p in range(9):
-            i = part_state(h, locked, p)
-            tr += trash_tab[i]
-            sc += score_tab[i]
+        tr, sc = part_states(h, locked, trash_tab, score_tab, idx)
         decision_features(h, tr, sc, 0, 1, 0, f)
         bv = _dot(w, 0, f)
     for i in range(nopt):
