@@ -63,7 +63,7 @@ from cardsim.simcore.primitives.rng import game_key, search_key, shuffle_plan_ho
 from cardsim.simcore.rummy.cards import make_deck
 from cardsim.simcore.rummy.engine import advance, apply_decision, deal_round, finish_round, reach_markers
 from cardsim.simcore.rummy.log import L_ROUND, LOG_CAP, _log, format_log
-from cardsim.simcore.rummy.policies import POL_HEURISTIC, POL_SEARCH, POLICIES, choose
+from cardsim.simcore.rummy.policies import N_FEATURES, POL_HEURISTIC, POL_LEARNED, POL_SEARCH, POLICIES, choose
 from cardsim.simcore.rummy.search import search_choose
 from cardsim.simcore.rummy.state import (DEFAULT_MAX_TURNS, I_CAPPED, I_CLOSED1, I_RESHUFFLES, I_TURNS,  # noqa: F401
                                          I_WENT_OUT, N_INFO, N_SEAT, P_CLAIMS, P_EXACT, P_EXTEND, P_PLAYERS, P_ROUNDS,
@@ -75,13 +75,15 @@ from cardsim.simcore.framework.tasks import policy_codes as _policy_codes
 
 # ----------------------------------------------------------------------------- kernels
 @njit(cache=True, _nrt=False)
-def play_round(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, reach, seatout, info, log, nl,
+def play_round(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, reach, wts, seatout, info, log, nl,
                log_on):
     """Play one round from the shuffled pack in ``st``'s ``deck``: the seats' policies decide
     (:func:`cardsim.simcore.rummy.policies.choose`, or the search), the engine applies.
     ``bud``: search budgets per seat, or None when no seat searches; ``cseat`` (claim seats):
     None when the rules have no claims; ``reach``: the code the rules and policies can reach
-    (:func:`cardsim.simcore.rummy.engine.reach_markers`). Fills
+    (:func:`cardsim.simcore.rummy.engine.reach_markers`); ``wts``: the learned seats' weights
+    (float64[P, N_FEATURES]) or None when no seat is learned (the learned policy is then not
+    compiled). Fills
     ``seatout[N_SEAT, P]`` and ``info[N_INFO]``. Returns ``(state, search state, log rows)``."""
     nl = deal_round(st, first, k, m, H, prm, mp, pol, np.int64(POL_HEURISTIC), log, nl, log_on)
     while True:
@@ -91,11 +93,11 @@ def play_round(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, reac
         if bud is None:
             # No search seat: numba prunes the other branch at compile time (tested on the
             # argument itself), so runs without search never compile the search.
-            state, d = choose(pol[q], st, q, prm, mp, state, reach[3])
+            state, d = choose(pol[q], st, q, prm, mp, state, reach[3], wts)
         elif pol[q] == POL_SEARCH:
             sstate, d = search_choose(st, q, prm, mp, cseat, reach, bud[q], sstate)
         else:
-            state, d = choose(pol[q], st, q, prm, mp, state, reach[3])
+            state, d = choose(pol[q], st, q, prm, mp, state, reach[3], wts)
         state, nl = apply_decision(st, d, prm, mp, cseat, reach, state, log, nl, log_on)
     nl = finish_round(st, prm, seatout, info, log, nl, log_on)
     return state, sstate, nl
@@ -110,7 +112,7 @@ def _shuffle(seed, index, r, R, deck, deck_base, sizes, products):
 
 
 @njit(cache=True)
-def _play_game(seed, index, prm, mp, rk, rm, rh, pol, bud, cseat, reach, deck_base, sizes, products,
+def _play_game(seed, index, prm, mp, rk, rm, rh, pol, bud, cseat, reach, wts, deck_base, sizes, products,
                info, seatout, row0, log, nl, log_on):
     """Play every round of game ``index`` into rows ``row0 .. row0+R-1`` of ``info[:, N_INFO]`` /
     ``seatout[:, N_SEAT, P]`` (whole arrays and an offset: one compiled signature for every caller)."""
@@ -127,25 +129,26 @@ def _play_game(seed, index, prm, mp, rk, rm, rh, pol, bud, cseat, reach, deck_ba
         state = _shuffle(seed, index, r, R, st[10], deck_base, sizes, products)
         sstate = search_key(seed, index * R + r)
         nl = _log(log, nl, log_on, L_ROUND, r % P, r, 0, 0, 0)
-        res = play_round(st, state, sstate, r % P, rk[r], rm[r], rh[r], prm, mp, pol, bud, cseat, reach,
+        res = play_round(st, state, sstate, r % P, rk[r], rm[r], rh[r], prm, mp, pol, bud, cseat, reach, wts,
                          seatout[row0 + r], info[row0 + r], log, nl, log_on)
         nl = res[2]
     return nl
 
 
 @njit(cache=True, nogil=True)
-def _play_block(seed, start, g0, count, prm, mp, rk, rm, rh, pol, bud, cseat, reach, deck_base, sizes, products, info,
-                seatout, log, log_on):
+def _play_block(seed, start, g0, count, prm, mp, rk, rm, rh, pol, bud, cseat, reach, wts, deck_base, sizes, products,
+                info, seatout, log, log_on):
     """Games ``start + g0 .. start + g0 + count - 1`` serially into their rows of ``info`` / ``seatout``
     (GIL released: :func:`cardsim.simcore.run.blocks.run_blocks` runs blocks on threads)."""
     R = prm[P_ROUNDS]
     for g in range(g0, g0 + count):
-        _play_game(seed, start + g, prm, mp, rk, rm, rh, pol, bud, cseat, reach, deck_base, sizes, products,
+        _play_game(seed, start + g, prm, mp, rk, rm, rh, pol, bud, cseat, reach, wts, deck_base, sizes, products,
                    info, seatout, g * R, log, np.int64(0), log_on)
 
 
 @njit(cache=True)
-def _round_kernel(state, sstate, deck, first, k, m, H, prm, mp, pol, bud, cseat, reach, log, log_on, totals, left):
+def _round_kernel(state, sstate, deck, first, k, m, H, prm, mp, pol, bud, cseat, reach, wts, log, log_on, totals,
+                  left):
     P = prm[P_PLAYERS]
     st = new_state(P, deck.shape[0])
     st[10][:] = deck
@@ -154,8 +157,8 @@ def _round_kernel(state, sstate, deck, first, k, m, H, prm, mp, pol, bud, cseat,
     st[11][V_ROUNDS_LEFT] = left
     seatout = np.zeros((N_SEAT, P), np.int64)
     info = np.zeros(N_INFO, np.int64)
-    state, sstate, nl = play_round(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, reach, seatout, info,
-                                   log, np.int64(0), log_on)
+    state, sstate, nl = play_round(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, reach, wts, seatout,
+                                   info, log, np.int64(0), log_on)
     return st, seatout, info, nl
 
 
@@ -194,8 +197,33 @@ def claim_mask(claim_seats, players: int) -> np.ndarray:
     return m
 
 
+def seat_weights(codes, policies, rules, weights=None):
+    """The ``learned`` seats' weights as the kernels take them: float64[players, N_FEATURES],
+    or None when no seat is learned (the kernels then compile without the learned policy).
+    ``weights``: float64[N_FEATURES] for every learned seat or one row per seat; None: the
+    game's shipped model, or the file of a seat's ``learned:FILE``."""
+    if not (np.asarray(codes) == POL_LEARNED).any():
+        return None
+    from cardsim.simcore.rummy.learned import read_weights, weights_file
+
+    players = len(codes)
+    if weights is not None:
+        w = np.asarray(weights, np.float64)
+        if w.shape not in ((N_FEATURES,), (players, N_FEATURES)):
+            raise ValueError(f"learned weights must have shape ({N_FEATURES},) or ({players}, {N_FEATURES}), "
+                             f"got {w.shape}")
+        return np.ascontiguousarray(np.broadcast_to(w, (players, N_FEATURES)))
+    names = [policies] * players if isinstance(policies, (str, int, np.integer)) else list(policies)
+    out = np.zeros((players, N_FEATURES), np.float64)
+    for s, name in enumerate(names):
+        if codes[s] == POL_LEARNED:
+            path = str(name).partition(":")[2] if isinstance(name, str) and ":" in name else None
+            out[s] = read_weights(path if path else weights_file(rules.GAME))
+    return out
+
+
 class _Setup:
-    def __init__(self, rules, policies, claim_seats, max_turns=DEFAULT_MAX_TURNS):
+    def __init__(self, rules, policies, claim_seats, max_turns=DEFAULT_MAX_TURNS, weights=None):
         self.rules = rules
         self.P = rules.players
         self.rounds = rounds_of(rules)
@@ -213,6 +241,7 @@ class _Setup:
         if not self.prm[P_CLAIMS]:
             self.cseat = None
         self.reach = reach_markers(self.prm, self.pol)
+        self.wts = seat_weights(self.pol, policies, rules, weights)
         self.deck_base = make_deck(rules.deck_jokers()).astype(np.int64)
         D = self.deck_base.shape[0]
         self.sizes, self.products = shuffle_plan_host(D, D - 1)
@@ -222,7 +251,7 @@ class _Setup:
         return label.split("_", 1)[1] if label.startswith("r") and "_" in label else label
 
     def args(self):
-        return (self.prm, self.mp, self.rk, self.rm, self.rh, self.pol, self.bud, self.cseat, self.reach,
+        return (self.prm, self.mp, self.rk, self.rm, self.rh, self.pol, self.bud, self.cseat, self.reach, self.wts,
                 self.deck_base,
                 self.sizes, self.products)
 
@@ -286,14 +315,15 @@ def build_tables(start, count, setup, info, seatout) -> dict[str, dict[str, np.n
 
 
 def play_chunk(seed: int, start: int, count: int, rules, policies="heuristic", claim_seats=None,
-               n_blocks: int | None = None, max_turns: int = DEFAULT_MAX_TURNS):
+               n_blocks: int | None = None, max_turns: int = DEFAULT_MAX_TURNS, weights=None):
     """Play games ``start .. start+count-1`` of run ``seed``.
 
     Returns ``{"hands": columns, "matches": columns}`` (numpy arrays; see
     :mod:`cardsim.simcore.rummy.tasks`). Games run in parallel over ``n_blocks`` blocks;
-    results do not depend on blocks or threads.
+    results do not depend on blocks or threads. ``weights``: the ``learned`` seats' weights
+    (see :func:`seat_weights`; None: the shipped model or the seat's ``learned:FILE``).
     """
-    st = _Setup(rules, policies, claim_seats, max_turns)
+    st = _Setup(rules, policies, claim_seats, max_turns, weights)
     info = np.zeros((count * st.R, N_INFO), np.int64)
     seatout = np.zeros((count * st.R, N_SEAT, st.P), np.int64)
     no_log = np.zeros((1, 6), np.int64)
@@ -357,16 +387,16 @@ def round_state(seed: int, index: int, r: int, rules, policies="heuristic", clai
     log = np.zeros((LOG_CAP if log_on else 1, 6), np.int64)
     sstate = np.uint64(search_key(np.uint64(seed), np.int64(index * st.R + r)))
     res = _round_kernel(np.uint64(state), sstate, deck, np.int64(r % st.P), np.int64(k), np.int64(m), np.int64(H),
-                        st.prm, st.mp, st.pol, st.bud, st.cseat, st.reach, log, log_on,
+                        st.prm, st.mp, st.pol, st.bud, st.cseat, st.reach, st.wts, log, log_on,
                         np.asarray(totals, np.int64), np.int64(st.R - 1 - r))
     return _state_dict(res, log)
 
 
 def _totals_before(seed, index, r, rules, policies, claim_seats, max_turns, setup) -> np.ndarray:
     """The seats' match totals before round ``r`` of game ``index`` (int64[P]); zeros when no
-    seat searches (only the search reads them)."""
+    seat searches or is learned (only they read them)."""
     totals = np.zeros(setup.P, np.int64)
-    if setup.bud is not None:
+    if setup.bud is not None or setup.wts is not None:
         for r0 in range(r):
             state = round_state(seed, index, r0, rules, policies, claim_seats, max_turns, False, totals)
             totals += np.asarray(state["points"], np.int64)
@@ -383,7 +413,7 @@ def play_round_from_deck(deck, rules, r: int = 0, policies="heuristic", claim_se
     _, k, m, H = st.rounds[r]
     log = np.zeros((LOG_CAP, 6), np.int64)
     res = _round_kernel(np.uint64(state), np.uint64(search_state), codes, np.int64(first), np.int64(k), np.int64(m),
-                        np.int64(H), st.prm, st.mp, st.pol, st.bud, st.cseat, st.reach, log, True,
+                        np.int64(H), st.prm, st.mp, st.pol, st.bud, st.cseat, st.reach, st.wts, log, True,
                         np.zeros(st.P, np.int64), np.int64(st.R - 1 - r))
     out = _state_dict(res, log)
     out["lines"] = format_log(out["log"], rules)
@@ -394,7 +424,7 @@ def play_round_from_deck(deck, rules, r: int = 0, policies="heuristic", claim_se
 
 # ----------------------------------------------------------------------------- search checks
 @njit(cache=True)
-def _play_until(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, reach, nth):
+def _play_until(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, reach, wts, nth):
     """Play a round as :func:`play_round` (no log) and stop before the ``nth`` decision of a search
     seat. Returns ``(found, state, search state, deciding seat)``."""
     log = np.zeros((1, 6), np.int64)
@@ -412,7 +442,7 @@ def _play_until(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, rea
             seen += 1
             sstate, d = search_choose(st, q, prm, mp, cseat, reach, bud[q], sstate)
         else:
-            state, d = choose(pol[q], st, q, prm, mp, state, reach[3])
+            state, d = choose(pol[q], st, q, prm, mp, state, reach[3], wts)
         state, nl = apply_decision(st, d, prm, mp, cseat, reach, state, log, nl, log_on)
 
 
@@ -437,7 +467,7 @@ def decision_state(seed: int, index: int, r: int, rules, policies, nth: int, cla
     sstate = np.uint64(search_key(np.uint64(seed), np.int64(index * s.R + r)))
     budgets = s.bud if s.bud is not None else policy_budgets(policies, s.P)  # s.bud: oracle seats negative
     found, _, sstate, q = _play_until(st, np.uint64(state), sstate, np.int64(r % s.P), np.int64(k), np.int64(m),
-                                      np.int64(H), s.prm, s.mp, s.pol, budgets, s.cseat, s.reach, np.int64(nth))
+                                      np.int64(H), s.prm, s.mp, s.pol, budgets, s.cseat, s.reach, s.wts, np.int64(nth))
     if not found:
         return None
     return {"st": tuple(a.copy() for a in st), "seat": int(q), "search_state": np.uint64(sstate)}

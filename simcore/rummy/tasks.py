@@ -8,7 +8,8 @@
 
 One task class parametrised per game: :data:`LOBA_PLAY_TASK`, :data:`CONTINENTAL_PLAY_TASK`.
 
-Options: ``policy`` / ``policies`` (``random``, ``heuristic``, ``search`` or ``search:N``
+Options: ``policy`` / ``policies`` (``random``, ``heuristic``, ``learned`` or ``learned:FILE``
+(:mod:`cardsim.simcore.rummy.learned`), ``search`` or ``search:N``
 (N rollouts per decision, default 64, playing for the match; ``search-plain:N`` plays for the
 round's points; :mod:`cardsim.simcore.rummy.search`); one name, one per seat,
 or ``SEAT=NAME`` pairs), ``claim_seats`` (seats allowed to claim: ``all`` (default),
@@ -43,7 +44,7 @@ from cardsim.simcore.framework.tasks import (TABLE_SEAT, DealTaskBase, PlayTaskB
                                              with_peeking, with_plain_search)
 
 #: The play policies (codes: :data:`cardsim.simcore.rummy.policies.POLICIES`, the same order).
-POLICY_NAMES = ("random", "heuristic", "search")
+POLICY_NAMES = ("random", "heuristic", "search", "learned")
 #: Games per chunk when a seat searches (a search:64 match costs about a thousand heuristic matches).
 SEARCH_CHUNK_GAMES = 16
 
@@ -146,6 +147,8 @@ class RummyPlayTask(PlayTaskBase):
     def __init__(self, rules_cls, game: str):
         self.rules_cls = rules_cls
         self.game = game
+        #: the game's learned model (shipped file, read_weights): checked and noted by PlayTaskBase
+        self.learned_module = f"cardsim.simcore.rummy.learned_{game}"
 
     @staticmethod
     def tables(config) -> tuple[str, ...]:
