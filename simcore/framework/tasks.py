@@ -244,6 +244,53 @@ def plain_seats(policies, players: int) -> np.ndarray:
     return _seats_playing(policies, players, PLAIN_POLICIES)
 
 
+def learned_seat_weights(learned_seats, policies, n_features: int, read_weights, shipped, weights=None,
+                         always: bool = False):
+    """The ``learned`` seats' weights as every game's kernels take them.
+
+    Parameters
+    ----------
+    learned_seats : bool[players]
+        Which seats play ``learned`` (or ``learned:FILE``).
+    policies : str or sequence of str
+        The seats' policy names (a ``learned:FILE`` seat plays that file).
+    n_features : int
+    read_weights : callable (path) -> float64[n_features]
+        The game's model-file reader; ``shipped`` is the path of its shipped model.
+    weights : float64[n_features] or float64[players, n_features], optional
+        Weights for every learned seat (training), instead of the model files.
+    always : bool
+        An array even without a learned seat (a search that rolls out with the model).
+
+    Returns
+    -------
+    float64[players, n_features] or None
+        None when no seat is learned and not ``always``: the kernels then compile without
+        the learned policy.
+    """
+    learned_seats = np.asarray(learned_seats, bool)
+    if not always and not learned_seats.any():
+        return None
+    players = len(learned_seats)
+    if weights is not None:
+        w = np.asarray(weights, np.float64)
+        if w.shape not in ((n_features,), (players, n_features)):
+            raise ValueError(f"learned weights must have shape ({n_features},) or ({players}, {n_features}), "
+                             f"got {w.shape}")
+        return np.ascontiguousarray(np.broadcast_to(w, (players, n_features)))
+    names = [policies] * players if isinstance(policies, (str, int, np.integer)) else list(policies)
+    out = np.zeros((players, n_features), np.float64)
+    shipped_w = None
+    for s, name in enumerate(names):
+        path = str(name).partition(":")[2] if isinstance(name, str) and ":" in name else ""
+        if learned_seats[s] and path:
+            out[s] = read_weights(path)
+        else:  # the shipped model (also the rows a learned-rollout search reads)
+            shipped_w = read_weights(shipped) if shipped_w is None else shipped_w
+            out[s] = shipped_w
+    return out
+
+
 def canonical_policy(name: str, names: Sequence[str]) -> str:
     """Validate one policy name (``search`` gets its default budget: ``search:64``)."""
     base, budget = split_policy(name)

@@ -69,7 +69,7 @@ from cardsim.simcore.rummy.state import (DEFAULT_MAX_TURNS, I_CAPPED, I_CLOSED1,
                                          I_WENT_OUT, N_INFO, N_SEAT, P_CLAIMS, P_EXACT, P_EXTEND, P_PLAYERS, P_ROUNDS,
                                          S_CLAIMS, S_DOWN, S_POINTS, V_NM, V_NPILE, V_ROUNDS_LEFT, V_SP, F_TOTAL,
                                          kernel_params, new_state)
-from cardsim.simcore.framework.tasks import policy_budgets, seat_budgets
+from cardsim.simcore.framework.tasks import learned_seat_weights, policy_budgets, seat_budgets
 from cardsim.simcore.framework.tasks import policy_codes as _policy_codes
 
 
@@ -198,28 +198,13 @@ def claim_mask(claim_seats, players: int) -> np.ndarray:
 
 
 def seat_weights(codes, policies, rules, weights=None):
-    """The ``learned`` seats' weights as the kernels take them: float64[players, N_FEATURES],
-    or None when no seat is learned (the kernels then compile without the learned policy).
-    ``weights``: float64[N_FEATURES] for every learned seat or one row per seat; None: the
-    game's shipped model, or the file of a seat's ``learned:FILE``."""
-    if not (np.asarray(codes) == POL_LEARNED).any():
-        return None
+    """The ``learned`` seats' weights as the kernels take them, float64[players, N_FEATURES],
+    or None when no seat is learned (see :func:`cardsim.simcore.framework.tasks.learned_seat_weights`;
+    the shipped model is the game's own)."""
     from cardsim.simcore.rummy.learned import read_weights, weights_file
 
-    players = len(codes)
-    if weights is not None:
-        w = np.asarray(weights, np.float64)
-        if w.shape not in ((N_FEATURES,), (players, N_FEATURES)):
-            raise ValueError(f"learned weights must have shape ({N_FEATURES},) or ({players}, {N_FEATURES}), "
-                             f"got {w.shape}")
-        return np.ascontiguousarray(np.broadcast_to(w, (players, N_FEATURES)))
-    names = [policies] * players if isinstance(policies, (str, int, np.integer)) else list(policies)
-    out = np.zeros((players, N_FEATURES), np.float64)
-    for s, name in enumerate(names):
-        if codes[s] == POL_LEARNED:
-            path = str(name).partition(":")[2] if isinstance(name, str) and ":" in name else None
-            out[s] = read_weights(path if path else weights_file(rules.GAME))
-    return out
+    return learned_seat_weights(np.asarray(codes) == POL_LEARNED, policies, N_FEATURES, read_weights,
+                                weights_file(rules.GAME), weights)
 
 
 class _Setup:

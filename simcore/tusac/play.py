@@ -64,7 +64,7 @@ from numba import njit
 from cardsim.simcore.run.blocks import run_blocks
 from cardsim.simcore.primitives.movelog import LOG_WIDTH
 from cardsim.simcore.primitives.rng import search_key
-from cardsim.simcore.framework.tasks import DEFAULT_SEARCH_BUDGET, PLAIN_FLAG, seat_budgets
+from cardsim.simcore.framework.tasks import DEFAULT_SEARCH_BUDGET, PLAIN_FLAG, learned_seat_weights, seat_budgets
 from cardsim.simcore.framework.tasks import policy_codes as _policy_codes
 from cardsim.simcore.tusac.cards import N_TYPES
 from cardsim.simcore.tusac.claims import MAX_OPTS, N_KINDS
@@ -83,8 +83,8 @@ FIN_ROWS = 10
 
 @njit(cache=True)
 def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab, kind_tab, wts,
-              model, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, okind, opts, orev, meta, seat, log, log_on,
-              fin):
+              model, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, okind, opts, orev, meta, seat, log,
+              log_on, fin):
     """Play game ``index``; fill ``meta[N_META]``, ``seat[N_SEAT, P]``; returns log rows used."""
     for f in range(N_META):
         meta[f] = 0
@@ -130,8 +130,8 @@ def _play_block(seed, start, count, prm, pol, budgets, g_sizes, g_products, tras
     for j in range(count):
         li = j if log_on else 0
         nl = play_game(seed, start + j, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
-                       kind_tab, wts, model, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, okind, opts, orev,
-                       meta[j], seat[j], log[li], log_on, fin[li])
+                       kind_tab, wts, model, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, okind, opts,
+                       orev, meta[j], seat[j], log[li], log_on, fin[li])
         if log_on:
             nlog[j] = nl
 
@@ -195,30 +195,14 @@ def search_model(budgets):
 
 
 def seat_weights(codes, policies, weights=None, always=False):
-    """The ``learned`` seats' weights as the kernels take them: float64[players,
-    N_FEATURES], or None when no seat is learned and not ``always`` (the kernels then
-    compile without the learned policy). ``weights``: float64[N_FEATURES] for every learned
-    seat or one row per seat; None: the shipped model, or the file of a seat's
-    ``learned:FILE``. ``always``: an array even without a learned seat (a searching seat
-    rolls out with the learned policy: one compiled turn loop for play and rollouts)."""
-    if not always and not (codes == POL_LEARNED).any():
-        return None
-    from cardsim.simcore.tusac.learned import read_weights
+    """The ``learned`` seats' weights as the kernels take them, float64[players, N_FEATURES],
+    or None (see :func:`cardsim.simcore.framework.tasks.learned_seat_weights`; ``always``: a
+    searching seat rolls out with the learned policy, one compiled turn loop for play and
+    rollouts)."""
+    from cardsim.simcore.tusac.learned import WEIGHTS_FILE, read_weights
 
-    players = len(codes)
-    if weights is not None:
-        w = np.asarray(weights, np.float64)
-        if w.shape not in ((N_FEATURES,), (players, N_FEATURES)):
-            raise ValueError(f"learned weights must have shape ({N_FEATURES},) or ({players}, {N_FEATURES}), "
-                             f"got {w.shape}")
-        return np.ascontiguousarray(np.broadcast_to(w, (players, N_FEATURES)))
-    names = [policies] * players if isinstance(policies, str) else list(policies)
-    out = np.zeros((players, N_FEATURES), np.float64)
-    for s, name in enumerate(names):
-        if codes[s] == POL_LEARNED:
-            path = str(name).partition(":")[2] if isinstance(name, str) and ":" in name else None
-            out[s] = read_weights(path) if path else read_weights()
-    return out
+    return learned_seat_weights(np.asarray(codes) == POL_LEARNED, policies, N_FEATURES, read_weights, WEIGHTS_FILE,
+                                weights, always)
 
 
 def play_chunk(seed: int, start: int, count: int, rules: TuSacRules, policies,

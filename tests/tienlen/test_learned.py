@@ -118,8 +118,8 @@ def test_train_command_writes_resumes_and_refuses_bad_input(capsys, tmp_path):
     ]:
         code, stdout, err = run(capsys, "train", "tienlen", *args)
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1, (args, err)
-    code, _, err = run(capsys, "train", "loba", "--seed", "1")
-    assert code == 2 and "no learned policy yet" in err
+    code, _, err = run(capsys, "train", "no-such-game", "--seed", "1")
+    assert code == 2 and "no-such-game" in err and len(err.strip().splitlines()) == 1, err
 
 
 def test_a_run_with_a_learned_seat_records_the_model_it_played(tmp_path):
