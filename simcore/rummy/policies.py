@@ -43,7 +43,7 @@ from numba import njit, types
 from numba.extending import overload
 
 from cardsim.simcore.primitives.rng import randbelow
-from cardsim.simcore.rummy.cards import JOKER, card_points
+from cardsim.simcore.rummy.cards import JOKER, card_points, remove_card
 from cardsim.simcore.rummy.contract import _search_sorted as _search
 from cardsim.simcore.rummy.contract import contract_ok
 from cardsim.simcore.rummy.engine import distance, improves, layable, n_cards, nth_card, count_of
@@ -343,15 +343,7 @@ def learned_choose(st, q, prm, mp, wts):
         if d > HEUR_CAP:
             da = HEUR_CAP + 1
         else:
-            b1, b2, bj = a1, a2, j
-            if c >= 52:
-                bj -= 1
-            else:
-                bit = np.uint64(1) << np.uint64(c)
-                if b2 & bit:
-                    b2 ^= bit
-                else:
-                    b1 ^= bit
+            b1, b2, bj = remove_card(a1, a2, j, c)
             da = d if _search(b1, b2, bj, m, d, k, mp[0], mp[1], mp[2], mp[3]) else min(d + 1, HEUR_CAP + 1)
         pts = card_points(c)
         v = (wts[q, o] * da + wts[q, o + 1] * pts + wts[q, o + 2] * (1.0 if c >= 52 else 0.0)

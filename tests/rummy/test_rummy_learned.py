@@ -13,12 +13,12 @@ import pytest
 from cardsim.simcore.framework import selfplay
 from cardsim.simcore.rummy import learned_continental, learned_loba
 from cardsim.simcore.rummy import state as S
-from cardsim.simcore.rummy.cards import hand_planes, planes_cards
 from cardsim.simcore.rummy.learned import HEURISTIC_WEIGHTS, format_weights, read_weights
 from cardsim.simcore.rummy.play import decision_state, play_chunk
 from cardsim.simcore.rummy.policies import FEATURES, learned_choose
 from cardsim.simcore.rummy.rules import ContinentalRules, LobaRules
 from cardsim.simcore.rummy.train import NOISE
+from rummy.test_rummy_search import permute_hidden
 
 RULES = {"loba": LobaRules(), "loba_buys": LobaRules(claims=True), "continental": ContinentalRules()}
 
@@ -44,36 +44,12 @@ def test_shipped_weights_play_differently_from_the_heuristic(name):
 
 
 # ----------------------------------------------------------------------------- no peeking
-def _hidden_of(st, me):
-    """Each opponent's hand minus its known cards, and the stock: what seat ``me`` cannot see."""
-    h1, h2, hj, seen, deck, sv = st[0], st[1], st[2], st[4], st[10], st[11]
-    per_seat = {}
-    for q in range(len(h1)):
-        if q != me:
-            hand = Counter(planes_cards(int(h1[q]), int(h2[q]), int(hj[q])))
-            hand.subtract({c: int(seen[q, c]) for c in range(53)})
-            per_seat[q] = hand
-    return per_seat, [int(c) for c in deck[int(sv[S.V_SP]):]]
-
-
 def _permute_hidden(st, me, rng):
-    """The same state with the hidden cards dealt again (same counts, known cards kept) and every
-    seat's distance memory scrambled (a learned seat keeps none; the others' is private)."""
-    st = tuple(a.copy() for a in st)
-    per_seat, stock = _hidden_of(st, me)
-    pool = list(stock)
-    for hand in per_seat.values():
-        pool += list(hand.elements())
-    pool = [int(c) for c in rng.permutation(np.array(pool, np.int64))]
-    pos = 0
-    for q, hand in per_seat.items():
-        n = sum(hand.values())
-        cards = pool[pos:pos + n] + [c for c in range(53) for _ in range(int(st[4][q, c]))]
-        pos += n
-        a1, a2, j = hand_planes(cards)
-        st[0][q], st[1][q], st[2][q] = np.uint64(a1), np.uint64(a2), j
+    """The same state with the hidden cards dealt again (same counts, known cards kept;
+    :func:`rummy.test_rummy_search.permute_hidden`) and every seat's distance memory
+    scrambled (a learned seat keeps none; the others' is private)."""
+    st = permute_hidden({"st": st, "seat": me}, rng)["st"]
     st[3][S.F_DIST, :] = rng.integers(-1, 6, st[3].shape[1])
-    st[10][int(st[11][S.V_SP]):] = pool[pos:]
     return st
 
 
