@@ -92,6 +92,21 @@ def heuristic_discard(a1, a2, j, k, m, mp, d_full, cap):
     return first, min(d_full + 1, cap + 1)
 
 
+@njit(cache=True, _nrt=False, forceinline=True)
+def near_rank(r, dr, circular):
+    """The rank ``dr`` steps from rank ``r`` in a suit (0 = ace .. 12 = king), or -1 past
+    either end: escaleras wrap round when ``circular``, else only the ace sits next to the
+    king (ranks 13 and -1)."""
+    rr = r + dr
+    if circular:
+        return rr % 13
+    if rr == 13:
+        return 0
+    if rr == -1:
+        return 12
+    return rr if 0 <= rr <= 12 else -1
+
+
 @njit(cache=True, _nrt=False, forceinline=False)
 def related(a1, j, card, k, m, circular):
     """Cheap filter of the heuristic's take / claim decisions: a joker, a rank already held
@@ -106,17 +121,8 @@ def related(a1, j, card, k, m, circular):
                 return True
     if m > 0:
         for dr in (-2, -1, 1, 2):
-            rr = r + dr
-            if circular:
-                rr = rr % 13
-            elif rr < 0 or rr > 12:
-                if rr == 13:
-                    rr = 0
-                elif rr == -1:
-                    rr = 12
-                else:
-                    continue
-            if (a1 >> np.uint64(s * 13 + rr)) & np.uint64(1):
+            rr = near_rank(r, dr, circular)
+            if rr >= 0 and (a1 >> np.uint64(s * 13 + rr)) & np.uint64(1):
                 return True
     return False
 
@@ -260,17 +266,9 @@ def _links(a1, a2, j, c, circular):
         if t != s:
             n += count_of(a1, a2, j, t * 13 + r)
     for dr in (-2, -1, 1, 2):
-        rr = r + dr
-        if circular:
-            rr = rr % 13
-        elif rr < 0 or rr > 12:
-            if rr == 13:
-                rr = 0
-            elif rr == -1:
-                rr = 12
-            else:
-                continue
-        n += count_of(a1, a2, j, s * 13 + rr)
+        rr = near_rank(r, dr, circular)
+        if rr >= 0:
+            n += count_of(a1, a2, j, s * 13 + rr)
     return n
 
 
