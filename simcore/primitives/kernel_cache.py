@@ -59,6 +59,8 @@ def check(root: Path = SIMCORE) -> bool:
             return False
         for path in cache_files(root, cache_dir):
             path.unlink(missing_ok=True)
+        # the record of kernels compiled ahead (cardsim.simcore.run.compile_parts) goes with them
+        (marker.parent / "cardsim-compiled-parts.txt").unlink(missing_ok=True)
         marker.parent.mkdir(parents=True, exist_ok=True)
         tmp = marker.with_name(f".{MARKER}.{os.getpid()}")
         tmp.write_text(digest + "\n")

@@ -59,6 +59,7 @@ import numpy as np
 from numba import njit
 
 from cardsim.simcore.run.blocks import run_blocks
+from cardsim.simcore.run.compile_parts import compile_parts
 from cardsim.simcore.primitives.rng import game_key, search_key, shuffle_plan_host, shuffle_prefix_planned
 from cardsim.simcore.rummy.cards import make_deck
 from cardsim.simcore.rummy.engine import advance, apply_decision, deal_round, finish_round, reach_markers
@@ -74,7 +75,7 @@ from cardsim.simcore.framework.tasks import policy_codes as _policy_codes
 
 
 # ----------------------------------------------------------------------------- kernels
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def play_round(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, reach, wts, seatout, info, log, nl,
                log_on):
     """Play one round from the shuffled pack in ``st``'s ``deck``: the seats' policies decide
@@ -111,39 +112,37 @@ def _shuffle(seed, index, r, R, deck, deck_base, sizes, products):
     return shuffle_prefix_planned(state, deck, sizes, products)
 
 
-@njit(cache=True)
-def _play_game(seed, index, prm, mp, rk, rm, rh, pol, bud, cseat, reach, wts, deck_base, sizes, products,
-               info, seatout, row0, log, nl, log_on):
-    """Play every round of game ``index`` into rows ``row0 .. row0+R-1`` of ``info[:, N_INFO]`` /
-    ``seatout[:, N_SEAT, P]`` (whole arrays and an offset: one compiled signature for every caller)."""
-    P = prm[P_PLAYERS]
-    R = prm[P_ROUNDS]
-    st = new_state(P, deck_base.shape[0])
-    for r in range(R):
-        # the match context the search plays for (the deal keeps it): totals so far, rounds left
-        for q in range(P):
-            st[3][F_TOTAL, q] = 0
-            for r0 in range(r):
-                st[3][F_TOTAL, q] += seatout[row0 + r0, S_POINTS, q]
-        st[11][V_ROUNDS_LEFT] = R - 1 - r
-        state = _shuffle(seed, index, r, R, st[10], deck_base, sizes, products)
-        sstate = search_key(seed, index * R + r)
-        nl = _log(log, nl, log_on, L_ROUND, r % P, r, 0, 0, 0)
-        res = play_round(st, state, sstate, r % P, rk[r], rm[r], rh[r], prm, mp, pol, bud, cseat, reach, wts,
-                         seatout[row0 + r], info[row0 + r], log, nl, log_on)
-        nl = res[2]
-    return nl
-
-
 @njit(cache=True, nogil=True)
 def _play_block(seed, start, g0, count, prm, mp, rk, rm, rh, pol, bud, cseat, reach, wts, deck_base, sizes, products,
                 info, seatout, log, log_on):
-    """Games ``start + g0 .. start + g0 + count - 1`` serially into their rows of ``info`` / ``seatout``
-    (GIL released: :func:`cardsim.simcore.run.blocks.run_blocks` runs blocks on threads)."""
+    """Games ``start + g0 .. start + g0 + count - 1`` serially, game ``g`` into rows
+    ``g*R .. g*R+R-1`` of ``info[:, N_INFO]`` / ``seatout[:, N_SEAT, P]``; returns the move
+    log's row count (one game when ``log_on``). GIL released:
+    :func:`cardsim.simcore.run.blocks.run_blocks` runs blocks on threads. The game loop is
+    written out here rather than in a kernel of its own: every kernel level compiles the
+    whole engine again (see docs/architecture.md)."""
+    P = prm[P_PLAYERS]
     R = prm[P_ROUNDS]
+    nl = np.int64(0)
     for g in range(g0, g0 + count):
-        _play_game(seed, start + g, prm, mp, rk, rm, rh, pol, bud, cseat, reach, wts, deck_base, sizes, products,
-                   info, seatout, g * R, log, np.int64(0), log_on)
+        index = start + g
+        row0 = g * R
+        nl = np.int64(0)
+        st = new_state(P, deck_base.shape[0])
+        for r in range(R):
+            # the match context the search plays for (the deal keeps it): totals so far, rounds left
+            for q in range(P):
+                st[3][F_TOTAL, q] = 0
+                for r0 in range(r):
+                    st[3][F_TOTAL, q] += seatout[row0 + r0, S_POINTS, q]
+            st[11][V_ROUNDS_LEFT] = R - 1 - r
+            state = _shuffle(seed, index, r, R, st[10], deck_base, sizes, products)
+            sstate = search_key(seed, index * R + r)
+            nl = _log(log, nl, log_on, L_ROUND, r % P, r, 0, 0, 0)
+            res = play_round(st, state, sstate, r % P, rk[r], rm[r], rh[r], prm, mp, pol, bud, cseat, reach, wts,
+                             seatout[row0 + r], info[row0 + r], log, nl, log_on)
+            nl = res[2]
+    return nl
 
 
 @njit(cache=True)
@@ -235,6 +234,34 @@ class _Setup:
     def contract_label(self, label: str) -> str:
         return label.split("_", 1)[1] if label.startswith("r") and "_" in label else label
 
+    def kernel_parts(self):
+        """The play kernels' independent parts for a first run's two processes
+        (:func:`cardsim.simcore.run.compile_parts.compile_parts`), argument types as
+        :func:`play_round` calls them: the engine's decision step (about half the compile)
+        and the search's step in one part, the deal, turn, heuristic and search pieces in the other."""
+        from numba import typeof, types
+
+        from cardsim.simcore.rummy.claims import apply_claim
+        from cardsim.simcore.rummy.decisions import apply_layoff_decision
+        from cardsim.simcore.rummy.policies import choose_heuristic
+        from cardsim.simcore.rummy.search import candidates, match_win_chance, peek_world, sample_world
+
+        S, i64, u64, yes = typeof(new_state(self.P, self.deck_base.shape[0])), types.int64, types.uint64, types.boolean
+        A, MP, LOG, CS = typeof(self.prm), typeof(self.mp), typeof(np.zeros((1, 6), np.int64)), typeof(self.cseat)
+        # first the decision step's claim and lay-off pieces, so the other part finds them cached
+        here = [(apply_claim, (S, i64, A, MP, u64, LOG, i64, yes)), (apply_layoff_decision, (S, i64, A, MP, LOG, i64, yes)),
+                (deal_round, (S, i64, i64, i64, i64, A, MP, A, i64, LOG, i64, yes)),
+                (advance, (S, A, MP, CS, u64, LOG, i64, yes)),
+                (choose_heuristic, (S, i64, A, MP))]
+        if self.bud is not None:
+            here += [(candidates, (S, i64, A, MP, A)), (peek_world, (S, S, u64)), (sample_world, (S, i64, A, MP, S, u64)),
+                     (match_win_chance, (S, A, i64))]
+        RE = typeof(self.reach)
+        there = [(apply_decision, (S, i64, A, MP, CS, RE, u64, LOG, i64, yes))]
+        if self.bud is not None:  # the search's own step, on top of the decision step
+            there.append((search_choose, (S, i64, A, MP, CS, RE, i64, u64)))
+        return [here, there]
+
     def args(self):
         return (self.prm, self.mp, self.rk, self.rm, self.rh, self.pol, self.bud, self.cseat, self.reach, self.wts,
                 self.deck_base,
@@ -309,6 +336,7 @@ def play_chunk(seed: int, start: int, count: int, rules, policies="heuristic", c
     (see :func:`seat_weights`; None: the shipped model or the seat's ``learned:FILE``).
     """
     st = _Setup(rules, policies, claim_seats, max_turns, weights)
+    compile_parts(st.kernel_parts())
     info = np.zeros((count * st.R, N_INFO), np.int64)
     seatout = np.zeros((count * st.R, N_SEAT, st.P), np.int64)
     no_log = np.zeros((1, 6), np.int64)
@@ -326,10 +354,11 @@ def play_logged(seed: int, index: int, rules, policies="heuristic", claim_seats=
                 max_turns: int = DEFAULT_MAX_TURNS):
     """Game ``index`` (serial) with its move log: ``(tables, log rows int64[n, 6])``."""
     st = _Setup(rules, policies, claim_seats, max_turns)
+    compile_parts(st.kernel_parts())
     info = np.zeros((st.R, N_INFO), np.int64)
     seatout = np.zeros((st.R, N_SEAT, st.P), np.int64)
     log = np.zeros((LOG_CAP, 6), np.int64)
-    nl = _play_game(np.uint64(seed), np.int64(index), *st.args(), info, seatout, np.int64(0), log, np.int64(0), True)
+    nl = _play_block(np.uint64(seed), np.int64(index), np.int64(0), np.int64(1), *st.args(), info, seatout, log, True)
     if nl >= LOG_CAP:
         raise RuntimeError("move log overflow")
     return build_tables(index, 1, st, info, seatout), log[:nl].copy()

@@ -314,7 +314,7 @@ def _add(st, q, c):
     st[0][q], st[1][q], st[2][q] = add_card(st[0][q], st[1][q], st[2][q], c)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def rollout(st, prm, mp, cseat, reach, state, log):
     """Play the round in ``st`` to its end with the heuristic at every seat (no log)."""
     nl = np.int64(0)
