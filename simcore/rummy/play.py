@@ -69,7 +69,7 @@ from cardsim.simcore.rummy.search import search_choose
 from cardsim.simcore.rummy.state import (DEFAULT_MAX_TURNS, I_CAPPED, I_CLOSED1, I_RESHUFFLES, I_TURNS,  # noqa: F401
                                          I_WENT_OUT, N_INFO, N_SEAT, P_CLAIMS, P_EXACT, P_EXTEND, P_PLAYERS, P_ROUNDS,
                                          S_CLAIMS, S_DOWN, S_POINTS, V_NM, V_NPILE, V_ROUNDS_LEFT, V_SP, F_TOTAL,
-                                         kernel_params, new_state)
+                                         clear_state, kernel_params, new_state)
 from cardsim.simcore.framework.tasks import learned_seat_weights, policy_budgets, seat_budgets
 from cardsim.simcore.framework.tasks import policy_codes as _policy_codes
 
@@ -112,15 +112,17 @@ def _shuffle(seed, index, r, R, deck, deck_base, sizes, products):
     return shuffle_prefix_planned(state, deck, sizes, products)
 
 
-@njit(cache=True, nogil=True)
-def _play_block(seed, start, g0, count, prm, mp, rk, rm, rh, pol, bud, cseat, reach, wts, deck_base, sizes, products,
-                info, seatout, log, log_on):
+@njit(cache=True, nogil=True, _nrt=False)
+def _play_block(st, seed, start, g0, count, prm, mp, rk, rm, rh, pol, bud, cseat, reach, wts, deck_base, sizes,
+                products, info, seatout, log, log_on):
     """Games ``start + g0 .. start + g0 + count - 1`` serially, game ``g`` into rows
     ``g*R .. g*R+R-1`` of ``info[:, N_INFO]`` / ``seatout[:, N_SEAT, P]``; returns the move
-    log's row count (one game when ``log_on``). GIL released:
+    log's row count (one game when ``log_on``). ``st``: a round state of the block's own
+    (:func:`new_state`), cleared for every game. GIL released:
     :func:`cardsim.simcore.run.blocks.run_blocks` runs blocks on threads. The game loop is
     written out here rather than in a kernel of its own: every kernel level compiles the
-    whole engine again (see docs/architecture.md)."""
+    whole engine again (see docs/architecture.md); no reference counting in the loop (the
+    caller allocates)."""
     P = prm[P_PLAYERS]
     R = prm[P_ROUNDS]
     nl = np.int64(0)
@@ -128,7 +130,7 @@ def _play_block(seed, start, g0, count, prm, mp, rk, rm, rh, pol, bud, cseat, re
         index = start + g
         row0 = g * R
         nl = np.int64(0)
-        st = new_state(P, deck_base.shape[0])
+        clear_state(st)
         for r in range(R):
             # the match context the search plays for (the deal keeps it): totals so far, rounds left
             for q in range(P):
@@ -234,6 +236,10 @@ class _Setup:
     def contract_label(self, label: str) -> str:
         return label.split("_", 1)[1] if label.startswith("r") and "_" in label else label
 
+    def round_state(self):
+        """A new, zeroed round state for these rules (:func:`new_state`)."""
+        return new_state(self.P, self.deck_base.shape[0])
+
     def kernel_parts(self):
         """The play kernels' independent parts for a first run's two processes
         (:func:`cardsim.simcore.run.compile_parts.compile_parts`), argument types as
@@ -246,7 +252,7 @@ class _Setup:
         from cardsim.simcore.rummy.policies import choose_heuristic
         from cardsim.simcore.rummy.search import candidates, match_win_chance, peek_world, sample_world
 
-        S, i64, u64, yes = typeof(new_state(self.P, self.deck_base.shape[0])), types.int64, types.uint64, types.boolean
+        S, i64, u64, yes = typeof(self.round_state()), types.int64, types.uint64, types.boolean
         A, MP, LOG, CS = typeof(self.prm), typeof(self.mp), typeof(np.zeros((1, 6), np.int64)), typeof(self.cseat)
         # first the decision step's claim and lay-off pieces, so the other part finds them cached
         here = [(apply_claim, (S, i64, A, MP, u64, LOG, i64, yes)), (apply_layoff_decision, (S, i64, A, MP, LOG, i64, yes)),
@@ -343,7 +349,8 @@ def play_chunk(seed: int, start: int, count: int, rules, policies="heuristic", c
     args = st.args()
 
     def run_block(g0, g1):
-        _play_block(np.uint64(seed), np.int64(start), np.int64(g0), np.int64(g1 - g0), *args, info, seatout, no_log,
+        _play_block(st.round_state(), np.uint64(seed), np.int64(start), np.int64(g0), np.int64(g1 - g0), *args, info,
+                    seatout, no_log,
                     False)
 
     run_blocks(run_block, count, n_blocks)
@@ -358,7 +365,8 @@ def play_logged(seed: int, index: int, rules, policies="heuristic", claim_seats=
     info = np.zeros((st.R, N_INFO), np.int64)
     seatout = np.zeros((st.R, N_SEAT, st.P), np.int64)
     log = np.zeros((LOG_CAP, 6), np.int64)
-    nl = _play_block(np.uint64(seed), np.int64(index), np.int64(0), np.int64(1), *st.args(), info, seatout, log, True)
+    nl = _play_block(st.round_state(), np.uint64(seed), np.int64(index), np.int64(0), np.int64(1), *st.args(), info,
+                     seatout, log, True)
     if nl >= LOG_CAP:
         raise RuntimeError("move log overflow")
     return build_tables(index, 1, st, info, seatout), log[:nl].copy()

@@ -91,6 +91,21 @@ def copy_state(dst, src):
             a[i] = b[i]
 
 
+@njit(cache=True, _nrt=False)
+def clear_state(st):
+    """Zero every array of state ``st`` in place: :func:`new_state` without allocating."""
+    for a in (st[0], st[1]):
+        for i in range(a.shape[0]):
+            a[i] = 0
+    for a in (st[2], st[7], st[8], st[9], st[10], st[11]):
+        for i in range(a.shape[0]):
+            a[i] = 0
+    for a in (st[3], st[4], st[5], st[6]):
+        for i in range(a.shape[0]):
+            for j in range(a.shape[1]):
+                a[i, j] = 0
+
+
 # per-round info columns (``info``) and per-seat result rows (``seatout``)
 I_WENT_OUT, I_TURNS, I_RESHUFFLES, I_CAPPED, I_CLOSED1 = range(5)
 N_INFO = 5
