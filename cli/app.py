@@ -32,8 +32,8 @@ app = typer.Typer(
         + _games_line() +
         "Compare rule variants on the same deals with `cardsim experiment`; `cardsim balance` gives a rule set's "
         "balance card (seat balance, length, luck versus skill).\n\n"
-        "The first run of a command compiles the Numba kernels it needs (seconds to about a minute and a "
-        "half, said on the terminal); later runs load them from Numba's cache. "
+        "The first run of a command compiles the Numba kernels it needs (seconds to half a minute on two "
+        "cores, said on the terminal); later runs load them from Numba's cache. "
         "`cardsim compile [GAME...]` fills the cache for every command ahead of time, in parallel."
     ),
     add_completion=False,

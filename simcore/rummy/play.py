@@ -238,7 +238,7 @@ class _Setup:
 
     def round_state(self):
         """A new, zeroed round state for these rules (:func:`new_state`)."""
-        return new_state(self.P, self.deck_base.shape[0])
+        return new_state.py_func(self.P, self.deck_base.shape[0])  # NumPy: no kernel to load
 
     def kernel_parts(self):
         """The play kernels' independent parts for a first run's two processes
