@@ -23,6 +23,8 @@ from pathlib import Path
 
 SIMCORE = Path(__file__).resolve().parent.parent
 MARKER = "cardsim-kernels.sha256"
+#: the record of kernels compiled ahead (:mod:`cardsim.simcore.run.compile_parts`), kept beside the marker
+PARTS_RECORD = "cardsim-compiled-parts.txt"
 
 
 def source_digest(root: Path = SIMCORE) -> str:
@@ -59,8 +61,7 @@ def check(root: Path = SIMCORE) -> bool:
             return False
         for path in cache_files(root, cache_dir):
             path.unlink(missing_ok=True)
-        # the record of kernels compiled ahead (cardsim.simcore.run.compile_parts) goes with them
-        (marker.parent / "cardsim-compiled-parts.txt").unlink(missing_ok=True)
+        (marker.parent / PARTS_RECORD).unlink(missing_ok=True)  # it goes with the kernels it lists
         marker.parent.mkdir(parents=True, exist_ok=True)
         tmp = marker.with_name(f".{MARKER}.{os.getpid()}")
         tmp.write_text(digest + "\n")

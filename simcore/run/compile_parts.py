@@ -24,8 +24,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-#: one line per part list compiled into this cache (see :func:`record_path`)
-RECORD = "cardsim-compiled-parts.txt"
+from cardsim.simcore.primitives.kernel_cache import PARTS_RECORD as RECORD  # one line per part list compiled
 _DONE: set[str] = set()  # part lists compiled (or found recorded) in this process
 
 
@@ -95,9 +94,9 @@ def compile_parts(parts) -> bool:
             pass
     for kernel, sig in parts[0]:
         kernel.compile(tuple(sig))
-    ok = all(proc.wait() == 0 for proc in helpers)
+    ok = bool(helpers) and all(proc.wait() == 0 for proc in helpers)
     _DONE.add(key)
-    if ok:
+    if ok:  # every part is in the cache now
         _record(key)
     return bool(helpers)
 
