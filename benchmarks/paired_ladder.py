@@ -1,33 +1,51 @@
-"""Paired differences of a saved ladder: every candidate against the heuristic, on the same deals.
+"""Paired differences of a saved ladder: candidates against each other, on the same deals.
 
-    .venv/bin/python benchmarks/paired_ladder.py DIR [DIR ...]
+    .venv/bin/python benchmarks/paired_ladder.py DIR [DIR ...] [--pair A,B ...] [--metric win|points|score]
 
 ``DIR`` is a ``cardsim ladder ... --out DIR`` folder. Each candidate played every seat of
-the same deals against the field, so its win indicator per (seat, deal) pairs with the
-heuristic's (and ``search:64`` with ``search-plain:64`` when both played): the mean
-difference with its 95% interval and z, as ``bench_strength.py`` prints them.
+the same deals against the field, so its value per (seat, deal) pairs with any other
+candidate's. Without ``--pair``: every candidate against the heuristic (when it played),
+and ``search:64`` against ``search-plain:64`` when both played; else each candidate against
+the one listed before it. The mean difference A - B with its 95% interval and z, as
+``bench_strength.py`` prints them. ``--metric points`` pairs the points (in the rummy
+games penalty points per match: lower is better) instead of the win indicator.
 """
 from __future__ import annotations
 
-import sys
+import argparse
 
 import pandas as pd
 
 from bench_strength import paired
 
 
-def main(paths: list[str]) -> None:
-    for path in paths:
-        games = pd.read_parquet(f"{path}/games.parquet")
-        wins = {p: g.sort_values(["seat", "game"])["win"].to_numpy(float) for p, g in games.groupby("policy")}
-        pairs = [(p, "heuristic") for p in wins if p != "heuristic"]
-        if "search:64" in wins and "search-plain:64" in wins:
+def default_pairs(policies: list[str]) -> list[tuple[str, str]]:
+    """Every policy against the heuristic (plus search:64 - search-plain:64), else consecutive pairs."""
+    if "heuristic" in policies:
+        pairs = [(p, "heuristic") for p in policies if p != "heuristic"]
+        if "search:64" in policies and "search-plain:64" in policies:
             pairs.append(("search:64", "search-plain:64"))
-        print(path)
+        return pairs
+    return list(zip(policies[1:], policies[:-1]))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dirs", nargs="+", help="cardsim ladder --out folders")
+    ap.add_argument("--pair", action="append", default=[], help="A,B: print A - B (repeatable)")
+    ap.add_argument("--metric", default="win", choices=("win", "points", "score"))
+    args = ap.parse_args()
+    for path in args.dirs:
+        games = pd.read_parquet(f"{path}/games.parquet")
+        values = {p: g.sort_values(["seat", "game"])[args.metric].to_numpy(float)
+                  for p, g in games.groupby("policy", observed=True)}
+        order = [p for p in dict.fromkeys(games["policy"].astype(str)) if p in values]
+        pairs = [tuple(x.split(",")) for x in args.pair] or default_pairs(order)
+        print(f"{path} ({args.metric})")
         for a, b in pairs:
-            d, lo, hi, z = paired(wins[a], wins[b])
-            print(f"  {a} - {b}: {d:+.3f} [{lo:+.3f}, {hi:+.3f}] z {z:+.1f} (pairs {len(wins[a]):,})")
+            d, lo, hi, z = paired(values[a], values[b])
+            print(f"  {a} - {b}: {d:+.3f} [{lo:+.3f}, {hi:+.3f}] z {z:+.1f} (pairs {len(values[a]):,})")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()
