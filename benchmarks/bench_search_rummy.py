@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_search_rummy.py [--games 48] [--strength-games 40] [--budget 64]
         [--only loba,loba_buys,continental] [--seeds 9000,9040,9080,9120] [--no-bigger | --only-bigger]
-        [--repeats 3] [--skip-speed] [--skip-strength]
+        [--repeats 3] [--skip-speed] [--skip-strength] [--parts]
 
 Speed (compile excluded by a warm-up call):
 
@@ -13,6 +13,10 @@ Speed (compile excluded by a warm-up call):
   seats, 1 and 2 threads (``play_chunk`` over ``--games`` games, one game per block, best
   of ``--repeats`` interleaved runs: 8 games left a thread idle behind the longest match,
   and jobs of others on shared cores only ever slow a run down).
+
+``--parts``: where a searched decision's time goes, per searched decision state (the same
+states): microseconds per sampled world (:func:`.search.sample_world`) and per rollout (a
+copy of the world, the candidate applied, the round played to its end with the heuristic).
 
 Strength (paired on common deals: every round's deal is the same whatever the policies):
 per round, the seat-0 points of ``search:B`` minus those of the heuristic in the same seat
@@ -46,11 +50,15 @@ import time
 
 import numba
 import numpy as np
+from numba import njit
 
 from cardsim.simcore.rummy.play import decision_state, play_chunk, search_decision
 from cardsim.simcore.rummy.rules import ContinentalRules, LobaRules
 from cardsim.simcore.rummy import search as SR
-from cardsim.simcore.rummy.state import kernel_params
+from cardsim.simcore.primitives.rng import next_u64
+from cardsim.simcore.rummy.engine import apply_decision
+from cardsim.simcore.rummy.play import _Setup
+from cardsim.simcore.rummy.state import P_PLAYERS, copy_state, kernel_params, new_state
 
 
 def decision_timing(rules, budget, games=3):
@@ -82,6 +90,57 @@ def decision_timing(rules, budget, games=3):
         searched += 1
         rollouts += max(1, budget // nc) * nc
     return spent / searched, rollouts / spent, searched
+
+
+@njit
+def _sample_worlds(st, me, prm, mp, reps, sstate):
+    world = new_state(prm[P_PLAYERS], st[10].shape[0])
+    for _ in range(reps):
+        sstate = SR.sample_world(st, me, prm, mp, world, sstate)
+    return sstate
+
+
+@njit
+def _rollouts(st, me, prm, mp, cseat, reach, reps, sstate, decision):
+    world = new_state(prm[P_PLAYERS], st[10].shape[0])
+    work = new_state(prm[P_PLAYERS], st[10].shape[0])
+    log = np.zeros((1, 6), np.int64)
+    sstate = SR.sample_world(st, me, prm, mp, world, sstate)
+    for _ in range(reps):
+        sstate, rs = next_u64(sstate)
+        copy_state(work, world)
+        rs, _ = apply_decision(work, decision, prm, mp, cseat, reach, rs, log, np.int64(0), np.bool_(False))
+        SR.rollout(work, prm, mp, cseat, reach, rs, log)
+    return sstate
+
+
+def decision_parts(rules, games=3, reps=50):
+    """Mean microseconds per sampled world and per rollout over the searched decision states."""
+    pol = ["search:64"] + ["heuristic"] * (rules.players - 1)
+    s = _Setup(rules, "heuristic", None, 10_000)
+    cand = np.zeros(SR.MAX_CANDIDATES, np.int64)
+    sample = roll = 0.0
+    n = 0
+    for index in range(games):
+        for r in range(len(rules.rounds())):
+            for nth in range(0, 24, 2):
+                ds = decision_state(1, index, r, rules, pol, nth)
+                if ds is None:
+                    break
+                st, me = tuple(a.copy() for a in ds["st"]), np.int64(ds["seat"])
+                if SR.candidates(st, me, s.prm, s.mp, cand) < 2:
+                    continue
+                if n == 0:  # compile
+                    _sample_worlds(st, me, s.prm, s.mp, 1, np.uint64(5))
+                    _rollouts(st, me, s.prm, s.mp, s.cseat, s.reach, 1, np.uint64(5), cand[0])
+                t = time.perf_counter()
+                _sample_worlds(st, me, s.prm, s.mp, reps, np.uint64(5))
+                sample += (time.perf_counter() - t) / reps
+                t = time.perf_counter()
+                _rollouts(st, me, s.prm, s.mp, s.cseat, s.reach, reps, np.uint64(5), cand[0])
+                roll += (time.perf_counter() - t) / reps
+                n += 1
+    return sample / n * 1e6, roll / n * 1e6, n
 
 
 def games_per_second(rules, budget, games, threads):
@@ -135,6 +194,7 @@ def main() -> None:
     ap.add_argument("--skip-speed", action="store_true")
     ap.add_argument("--repeats", type=int, default=3,
                     help="games/s: best of this many interleaved 1- and 2-thread runs")
+    ap.add_argument("--parts", action="store_true", help="also time a sampled world and a rollout")
     ap.add_argument("--only-bigger", action="store_true", help="only the search:4B vs search:B comparison")
     ap.add_argument("--only", default="", help="comma list of loba, loba_buys, continental (default: all)")
     ap.add_argument("--no-bigger", action="store_true", help="skip the search:4B vs search:B comparison")
@@ -155,6 +215,11 @@ def main() -> None:
                 g1 = max(g1, games_per_second(rules, B, args.games, 1))
                 g2 = max(g2, games_per_second(rules, B, args.games, 2))
             print(f"{name:<14}{per_dec * 1e3:>12.2f}{rps:>12,.0f}{g1:>12.3f}{g2:>12.3f}{g2 / g1:>7.2f}")
+    if args.parts:
+        print(f"\n{'game':<14}{'states':>7}{'us/world':>10}{'us/rollout':>11}")
+        for name, rules in games:
+            us_world, us_roll, n = decision_parts(rules)
+            print(f"{name:<14}{n:>7}{us_world:>10.1f}{us_roll:>11.1f}")
     if args.skip_strength:
         return
     print(f"\nstrength: seat-0 round points, first minus second policy, {args.strength_games} matches, same deals")
