@@ -16,7 +16,9 @@ Speed (compile excluded by a warm-up call):
 
 ``--parts``: where a searched decision's time goes, per searched decision state (the same
 states): microseconds per sampled world (:func:`.search.sample_world`) and per rollout (a
-copy of the world, the candidate applied, the round played to its end with the heuristic).
+copy of the world, the candidate applied, the round played to its end with the heuristic),
+and per rollout with the shipped learned policy at every seat instead (``learned``, and its
+ratio to the heuristic rollout: what learned rollouts would cost the rummy searches).
 
 Strength (paired on common deals: every round's deal is the same whatever the policies):
 per round, the seat-0 points of ``search:B`` minus those of the heuristic in the same seat
@@ -56,7 +58,9 @@ from cardsim.simcore.rummy.play import decision_state, play_chunk, search_decisi
 from cardsim.simcore.rummy.rules import ContinentalRules, LobaRules
 from cardsim.simcore.rummy import search as SR
 from cardsim.simcore.primitives.rng import next_u64
-from cardsim.simcore.rummy.engine import apply_decision
+from cardsim.simcore.rummy.engine import advance, apply_decision
+from cardsim.simcore.rummy.learned import read_weights, weights_file
+from cardsim.simcore.rummy.policies import learned_choose
 from cardsim.simcore.rummy.play import _Setup
 from cardsim.simcore.rummy.state import P_PLAYERS, copy_state, kernel_params, new_state
 
@@ -101,7 +105,9 @@ def _sample_worlds(st, me, prm, mp, reps, sstate):
 
 
 @njit
-def _rollouts(st, me, prm, mp, cseat, reach, reps, sstate, decision):
+def _rollouts(st, me, prm, mp, cseat, reach, reps, sstate, decision, wts, learned):
+    """``reps`` rollouts from one sampled world: the heuristic at every seat, or with ``learned``
+    the learned policy (weights ``wts``) at every seat."""
     world = new_state(prm[P_PLAYERS], st[10].shape[0])
     work = new_state(prm[P_PLAYERS], st[10].shape[0])
     log = np.zeros((1, 6), np.int64)
@@ -109,17 +115,27 @@ def _rollouts(st, me, prm, mp, cseat, reach, reps, sstate, decision):
     for _ in range(reps):
         sstate, rs = next_u64(sstate)
         copy_state(work, world)
-        rs, _ = apply_decision(work, decision, prm, mp, cseat, reach, rs, log, np.int64(0), np.bool_(False))
-        SR.rollout(work, prm, mp, cseat, reach, rs, log)
+        rs, nl = apply_decision(work, decision, prm, mp, cseat, reach, rs, log, np.int64(0), np.bool_(False))
+        if not learned:
+            SR.rollout(work, prm, mp, cseat, reach, rs, log)
+            continue
+        while True:
+            rs, nl, q = advance(work, prm, mp, cseat, rs, log, nl, np.bool_(False))
+            if q < 0:
+                break
+            d = learned_choose(work, q, prm, mp, wts)
+            rs, nl = apply_decision(work, d, prm, mp, cseat, reach, rs, log, nl, np.bool_(False))
     return sstate
 
 
 def decision_parts(rules, games=3, reps=50):
-    """Mean microseconds per sampled world and per rollout over the searched decision states."""
+    """Mean microseconds per sampled world, per rollout and per rollout with the shipped learned
+    policy at every seat, over the searched decision states."""
     pol = ["search:64"] + ["heuristic"] * (rules.players - 1)
     s = _Setup(rules, "heuristic", None, 10_000)
+    wts = np.tile(read_weights(weights_file(rules.GAME)), (rules.players, 1))
     cand = np.zeros(SR.MAX_CANDIDATES, np.int64)
-    sample = roll = 0.0
+    sample = roll = lroll = 0.0
     n = 0
     for index in range(games):
         for r in range(len(rules.rounds())):
@@ -132,15 +148,19 @@ def decision_parts(rules, games=3, reps=50):
                     continue
                 if n == 0:  # compile
                     _sample_worlds(st, me, s.prm, s.mp, 1, np.uint64(5))
-                    _rollouts(st, me, s.prm, s.mp, s.cseat, s.reach, 1, np.uint64(5), cand[0])
+                    for learned in (False, True):
+                        _rollouts(st, me, s.prm, s.mp, s.cseat, s.reach, 1, np.uint64(5), cand[0], wts, learned)
                 t = time.perf_counter()
                 _sample_worlds(st, me, s.prm, s.mp, reps, np.uint64(5))
                 sample += (time.perf_counter() - t) / reps
                 t = time.perf_counter()
-                _rollouts(st, me, s.prm, s.mp, s.cseat, s.reach, reps, np.uint64(5), cand[0])
+                _rollouts(st, me, s.prm, s.mp, s.cseat, s.reach, reps, np.uint64(5), cand[0], wts, False)
                 roll += (time.perf_counter() - t) / reps
+                t = time.perf_counter()
+                _rollouts(st, me, s.prm, s.mp, s.cseat, s.reach, reps, np.uint64(5), cand[0], wts, True)
+                lroll += (time.perf_counter() - t) / reps
                 n += 1
-    return sample / n * 1e6, roll / n * 1e6, n
+    return sample / n * 1e6, roll / n * 1e6, lroll / n * 1e6, n
 
 
 def games_per_second(rules, budget, games, threads):
@@ -216,10 +236,10 @@ def main() -> None:
                 g2 = max(g2, games_per_second(rules, B, args.games, 2))
             print(f"{name:<14}{per_dec * 1e3:>12.2f}{rps:>12,.0f}{g1:>12.3f}{g2:>12.3f}{g2 / g1:>7.2f}")
     if args.parts:
-        print(f"\n{'game':<14}{'states':>7}{'us/world':>10}{'us/rollout':>11}")
+        print(f"\n{'game':<14}{'states':>7}{'us/world':>10}{'us/rollout':>11}{'learned':>9}{'ratio':>7}")
         for name, rules in games:
-            us_world, us_roll, n = decision_parts(rules)
-            print(f"{name:<14}{n:>7}{us_world:>10.1f}{us_roll:>11.1f}")
+            us_world, us_roll, us_lroll, n = decision_parts(rules)
+            print(f"{name:<14}{n:>7}{us_world:>10.1f}{us_roll:>11.1f}{us_lroll:>9.1f}{us_lroll / us_roll:>7.2f}")
     if args.skip_strength:
         return
     print(f"\nstrength: seat-0 round points, first minus second policy, {args.strength_games} matches, same deals")

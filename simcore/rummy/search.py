@@ -100,7 +100,10 @@ def heuristic_hand(cards, t, n, cnt, turns, known, k, m, mp, sstate):
     stream ``sstate``) as a heuristic player would hold them after ``turns`` turns: a random
     hand, then per turn a random card drawn from the rest and a discard by the heuristic's rule
     among the unknown cards (most points among the cards that keep the contract distance,
-    ``known`` cards kept); a discarded card goes back among the rest. Returns the search state.
+    ``known`` cards kept); a discarded card goes back among the rest. Returns ``(search state,
+    d)``: ``d`` the capped contract distance of the hand (``known`` plus the dealt cards) as
+    the replay kept it (exact: a card drawn lowers it by at most one, a card dropped raises it by
+    at most one), or -1 when no turn was replayed.
 
     Why: a Loba player keeps what serves its contract; uniformly dealt hands looked ~0.5-0.9
     cards farther from the contract than the real heuristic hands mid-round, best-of-a-few
@@ -112,7 +115,7 @@ def heuristic_hand(cards, t, n, cnt, turns, known, k, m, mp, sstate):
         cards[t + i + x] = y
     turns = min(turns, n - t - cnt)
     if turns <= 0 or cnt <= 0:
-        return sstate
+        return sstate, -1
     b1 = np.uint64(0)
     b2 = np.uint64(0)
     bj = np.int64(0)
@@ -162,7 +165,7 @@ def heuristic_hand(cards, t, n, cnt, turns, known, k, m, mp, sstate):
         y = cards[t + pick]  # the discard goes back among the rest: cards[t + cnt]
         cards[t + pick] = cards[t + cnt]
         cards[t + cnt] = y
-    return sstate
+    return sstate, d
 
 
 @njit(cache=True, _nrt=False)
@@ -227,6 +230,7 @@ def sample_world(st, me, prm, mp, world, sstate):
             t += 1
     t = 0  # cards[:t] are dealt, cards[t:n] remain
     tries = min(MAX_TRIES, 1 + sv[V_TURNS] // P)
+    kept_d = np.full(P, -1, np.int64)  # an opponent's distance known from its dealing: no need to search it again
     for q in range(P):
         if q == me:
             continue
@@ -234,8 +238,8 @@ def sample_world(st, me, prm, mp, world, sstate):
         for c in range(53):
             cnt -= seen[q, c]
         if prm[P_GAME] == GAME_LOBA and not seat[F_DOWN, q]:
-            sstate = heuristic_hand(cards, t, n, cnt, min(MAX_REPLAYED_TURNS, sv[V_TURNS] // P), seen[q], k, m, mp,
-                                    sstate)
+            sstate, kept_d[q] = heuristic_hand(cards, t, n, cnt, min(MAX_REPLAYED_TURNS, sv[V_TURNS] // P), seen[q],
+                                               k, m, mp, sstate)
             nt = 0  # cards[t:t+cnt] hold the hand
         else:
             nt = tries if not seat[F_DOWN, q] else 1
@@ -256,12 +260,15 @@ def sample_world(st, me, prm, mp, world, sstate):
                     b1, b2, bj = add_card(b1, b2, bj, c)
             for i in range(cnt):
                 b1, b2, bj = add_card(b1, b2, bj, cards[t + i])
-            d = distance(b1, b2, bj, k, m, mp, HEUR_CAP)
+            # only a hand nearer than the best so far is kept: search no deeper than best_d - 1
+            # (the same hand is kept as with the full distance; the draws above are made either way)
+            d = distance(b1, b2, bj, k, m, mp, min(HEUR_CAP, best_d - 1))
             if d < best_d:
                 best_d = d
                 for i in range(cnt):
                     keep[i] = cards[t + i]
         if nt > 1:  # move the kept hand to cards[t:t+cnt] (the chosen cards are among the remaining ones)
+            kept_d[q] = best_d
             for i in range(cnt):
                 for u in range(t + i, n):
                     if cards[u] == keep[i]:
@@ -287,7 +294,10 @@ def sample_world(st, me, prm, mp, world, sstate):
         deck[i] = cards[t]
         t += 1
     for q in range(P):
-        refresh_distance(world, q, mp)
+        if kept_d[q] >= 0:
+            seat[F_DIST, q] = kept_d[q]
+        else:
+            refresh_distance(world, q, mp)
     return sstate
 
 

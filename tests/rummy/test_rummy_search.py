@@ -130,6 +130,35 @@ def test_sampled_worlds_redeal_exactly_the_hidden_cards(rules):
     assert moved > len(states) // 2
 
 
+@pytest.mark.parametrize("rules", RULES, ids=["loba_buys", "continental"])
+def test_sampled_worlds_carry_exact_distance_memories(rules):
+    """Every seat not down enters a world's rollouts with its true contract distance (the
+    heuristic's memory): the sampler reuses the distance its dealing computed (Loba's replayed
+    turns, Continental's best of a few hands) instead of searching again; a wrong reuse would
+    change the rollouts' play."""
+    from cardsim.simcore.rummy.engine import distance
+    from cardsim.simcore.rummy.policies import HEUR_CAP
+
+    policies = [f"search:{BUDGET}"] + ["heuristic"] * (rules.players - 1)
+    prm = _prm(rules)
+    mp = tuple(int(x) for x in rules.meld_params())
+    checked = 0
+    for ds in decision_states(rules, policies, games=2, per_round=4, rounds=(0, 2, 5)):
+        st, me = ds["st"], ds["seat"]
+        world = S.new_state(rules.players, st[10].shape[0])
+        sstate = np.uint64(ds["search_state"])
+        for _ in range(3):
+            sstate = np.uint64(SR.sample_world(st, np.int64(me), prm, mp, world, sstate))
+            sv = world[11]
+            for q in range(rules.players):
+                if world[3][S.F_DOWN, q]:
+                    continue
+                want = distance(world[0][q], world[1][q], world[2][q], sv[S.V_K], sv[S.V_M], mp, HEUR_CAP)
+                assert world[3][S.F_DIST, q] == want
+                checked += 1
+    assert checked >= 100
+
+
 def _prm(rules):
     from cardsim.simcore.rummy.state import kernel_params
     return kernel_params(rules)
