@@ -65,8 +65,9 @@ from cardsim.simcore.rummy.play import _Setup
 from cardsim.simcore.rummy.state import P_PLAYERS, copy_state, kernel_params, new_state
 
 
-def decision_timing(rules, budget, games=3):
-    """Mean seconds per searched decision and rollouts per second (decisions with one candidate skipped)."""
+def decision_states(rules, budget, games=3):
+    """The states of every second decision of seat 0 (``search:budget``, the others heuristic)
+    in the first decisions of every round of ``games`` games (run seed 1)."""
     pol = [f"search:{budget}"] + ["heuristic"] * (rules.players - 1)
     states = []
     for index in range(games):
@@ -76,6 +77,12 @@ def decision_timing(rules, budget, games=3):
                 if ds is None:
                     break
                 states.append(ds)
+    return states
+
+
+def decision_timing(rules, budget, games=3):
+    """Mean seconds per searched decision and rollouts per second (decisions with one candidate skipped)."""
+    states = decision_states(rules, budget, games)
     search_decision(rules, states[0], budget)  # compile
     spent = 0.0
     searched = 0
@@ -131,35 +138,30 @@ def _rollouts(st, me, prm, mp, cseat, reach, reps, sstate, decision, wts, learne
 def decision_parts(rules, games=3, reps=50):
     """Mean microseconds per sampled world, per rollout and per rollout with the shipped learned
     policy at every seat, over the searched decision states."""
-    pol = ["search:64"] + ["heuristic"] * (rules.players - 1)
     s = _Setup(rules, "heuristic", None, 10_000)
     wts = np.tile(read_weights(weights_file(rules.GAME)), (rules.players, 1))
     cand = np.zeros(SR.MAX_CANDIDATES, np.int64)
     sample = roll = lroll = 0.0
     n = 0
-    for index in range(games):
-        for r in range(len(rules.rounds())):
-            for nth in range(0, 24, 2):
-                ds = decision_state(1, index, r, rules, pol, nth)
-                if ds is None:
-                    break
-                st, me = tuple(a.copy() for a in ds["st"]), np.int64(ds["seat"])
-                if SR.candidates(st, me, s.prm, s.mp, cand) < 2:
-                    continue
-                if n == 0:  # compile
-                    _sample_worlds(st, me, s.prm, s.mp, 1, np.uint64(5))
-                    for learned in (False, True):
-                        _rollouts(st, me, s.prm, s.mp, s.cseat, s.reach, 1, np.uint64(5), cand[0], wts, learned)
-                t = time.perf_counter()
-                _sample_worlds(st, me, s.prm, s.mp, reps, np.uint64(5))
-                sample += (time.perf_counter() - t) / reps
-                t = time.perf_counter()
-                _rollouts(st, me, s.prm, s.mp, s.cseat, s.reach, reps, np.uint64(5), cand[0], wts, False)
-                roll += (time.perf_counter() - t) / reps
-                t = time.perf_counter()
-                _rollouts(st, me, s.prm, s.mp, s.cseat, s.reach, reps, np.uint64(5), cand[0], wts, True)
+    for ds in decision_states(rules, 64, games):
+        st, me = tuple(a.copy() for a in ds["st"]), np.int64(ds["seat"])
+        if SR.candidates(st, me, s.prm, s.mp, cand) < 2:
+            continue
+        if n == 0:  # compile
+            _sample_worlds(st, me, s.prm, s.mp, 1, np.uint64(5))
+            for learned in (False, True):
+                _rollouts(st, me, s.prm, s.mp, s.cseat, s.reach, 1, np.uint64(5), cand[0], wts, learned)
+        t = time.perf_counter()
+        _sample_worlds(st, me, s.prm, s.mp, reps, np.uint64(5))
+        sample += (time.perf_counter() - t) / reps
+        for learned in (False, True):
+            t = time.perf_counter()
+            _rollouts(st, me, s.prm, s.mp, s.cseat, s.reach, reps, np.uint64(5), cand[0], wts, learned)
+            if learned:
                 lroll += (time.perf_counter() - t) / reps
-                n += 1
+            else:
+                roll += (time.perf_counter() - t) / reps
+        n += 1
     return sample / n * 1e6, roll / n * 1e6, lroll / n * 1e6, n
 
 
