@@ -6,9 +6,11 @@
 
 Speed (compile excluded by a warm-up call):
 
-* rollouts per second per core and time per decision at ``--budget``: the search's
-  decisions at the first decisions of the search seat in rounds of a few games
-  (:func:`cardsim.simcore.rummy.play.search_decision`), one thread;
+* time per decision at ``--budget``, one thread: ``search:B`` (which races its candidates,
+  stopping early) and ``search-full:B`` (every candidate in every world) on the same states,
+  the search seat's first decisions in rounds of a few games
+  (:func:`cardsim.simcore.rummy.play.search_decision`); how many of their decisions are the
+  same, and the full search's rollouts per second per core;
 * games (whole matches) per second with one ``search:BUDGET`` seat and three heuristic
   seats, 1 and 2 threads (``play_chunk`` over ``--games`` games, one game per block, best
   of ``--repeats`` interleaved runs: 8 games left a thread idle behind the longest match,
@@ -63,6 +65,7 @@ from cardsim.simcore.rummy.learned import read_weights, weights_file
 from cardsim.simcore.rummy.policies import learned_choose
 from cardsim.simcore.rummy.play import _Setup
 from cardsim.simcore.rummy.state import P_PLAYERS, copy_state, kernel_params, new_state
+from cardsim.simcore.framework.tasks import FULL_FLAG
 
 
 def decision_states(rules, budget, games=3):
@@ -81,26 +84,31 @@ def decision_states(rules, budget, games=3):
 
 
 def decision_timing(rules, budget, games=3):
-    """Mean seconds per searched decision and rollouts per second (decisions with one candidate skipped)."""
+    """Per searched decision (decisions with one candidate skipped): mean seconds of
+    ``search:budget`` (racing) and of ``search-full:budget`` on the same states, the full
+    search's rollouts per second, how many decisions agree, and how many were searched."""
     states = decision_states(rules, budget, games)
-    search_decision(rules, states[0], budget)  # compile
-    spent = 0.0
-    searched = 0
-    rollouts = 0
     prm = kernel_params(rules)
     mp = tuple(int(x) for x in rules.meld_params())
+    searched = []
+    rollouts = 0
     for ds in states:
         cand = np.zeros(SR.MAX_CANDIDATES, np.int64)
         st = tuple(a.copy() for a in ds["st"])
         nc = int(SR.candidates(st, np.int64(ds["seat"]), prm, mp, cand))
-        if nc < 2:
-            continue
+        if nc >= 2:
+            searched.append(ds)
+            rollouts += max(1, budget // nc) * nc
+    spent = {}
+    chosen = {}
+    for word in (budget, budget | FULL_FLAG):
+        search_decision(rules, searched[0], word)  # compile
         t = time.perf_counter()
-        search_decision(rules, ds, budget)
-        spent += time.perf_counter() - t
-        searched += 1
-        rollouts += max(1, budget // nc) * nc
-    return spent / searched, rollouts / spent, searched
+        chosen[word] = [search_decision(rules, ds, word)[0] for ds in searched]
+        spent[word] = time.perf_counter() - t
+    same = sum(a == b for a, b in zip(chosen[budget], chosen[budget | FULL_FLAG]))
+    n = len(searched)
+    return spent[budget] / n, spent[budget | FULL_FLAG] / n, rollouts / spent[budget | FULL_FLAG], same, n
 
 
 @njit
@@ -228,15 +236,18 @@ def main() -> None:
     if args.only:
         games = tuple(g for g in games if g[0] in args.only.split(","))
     if not args.skip_speed:
-        print(f"search:{B}, one search seat + heuristics, 4 players, {args.games} games")
-        print(f"{'game':<14}{'ms/decision':>12}{'rollouts/s':>12}{'games/s 1t':>12}{'games/s 2t':>12}{'2t/1t':>7}")
+        print(f"search:{B} (racing) and search-full:{B} decisions on the same states; one search seat + "
+              f"heuristics, 4 players, {args.games} games")
+        print(f"{'game':<14}{'ms/decision':>12}{'full ms':>9}{'same':>10}{'rollouts/s':>12}{'games/s 1t':>12}"
+              f"{'games/s 2t':>12}{'2t/1t':>7}")
         for name, rules in games:
-            per_dec, rps, _ = decision_timing(rules, B)
+            per_dec, per_full, rps, same, n = decision_timing(rules, B)
             g1 = g2 = 0.0
             for _ in range(args.repeats):  # interleaved, best of: other jobs on shared cores only slow a run down
                 g1 = max(g1, games_per_second(rules, B, args.games, 1))
                 g2 = max(g2, games_per_second(rules, B, args.games, 2))
-            print(f"{name:<14}{per_dec * 1e3:>12.2f}{rps:>12,.0f}{g1:>12.3f}{g2:>12.3f}{g2 / g1:>7.2f}")
+            print(f"{name:<14}{per_dec * 1e3:>12.2f}{per_full * 1e3:>9.2f}{f'{same}/{n}':>10}{rps:>12,.0f}"
+                  f"{g1:>12.3f}{g2:>12.3f}{g2 / g1:>7.2f}")
     if args.parts:
         print(f"\n{'game':<14}{'states':>7}{'us/world':>10}{'us/rollout':>11}{'learned':>9}{'ratio':>7}")
         for name, rules in games:

@@ -181,7 +181,7 @@ def parse_policy_text(text: str, players: int, names: Sequence[str], default: st
 
 
 #: Policies that take a budget: ``search`` or ``search:N`` (N rollouts per decision).
-BUDGETED_POLICIES = ("search", "oracle", "search-plain")
+BUDGETED_POLICIES = ("search", "oracle", "search-plain", "search-full")
 #: Policies that see every hidden card (and the stock), each with the policy whose kernel code
 #: it runs as: the labelled upper bound of measured skill, never a default. ``oracle`` is the
 #: search on the true state: the search's code with the budget negated (see :func:`seat_budgets`).
@@ -191,6 +191,14 @@ PEEKING_POLICIES = {"oracle": "search"}
 PLAIN_POLICIES = {"search-plain": "search"}
 #: Budget-word bit of a ``search-plain`` seat (budgets are below ``MAX_SEARCH_BUDGET``).
 PLAIN_FLAG = 1 << 32
+#: The search without early stopping, kept reachable where a game's search races its
+#: candidates (games opt in, see :func:`with_full_search`): runs as ``search`` with
+#: :data:`FULL_FLAG` set in the seat's budget word.
+FULL_POLICIES = {"search-full": "search"}
+#: Budget-word bit of a ``search-full`` seat.
+FULL_FLAG = 1 << 33
+#: Every variant's budget-word bit.
+_VARIANT_FLAGS = ((PLAIN_POLICIES, PLAIN_FLAG), (FULL_POLICIES, FULL_FLAG))
 #: Policies that may name a model file: ``learned`` (the shipped model) or ``learned:FILE``
 #: (a file written by ``cardsim train``; the game's task checks its content).
 MODEL_POLICIES = ("learned",)
@@ -230,6 +238,11 @@ def with_peeking(names: Sequence[str]) -> tuple[str, ...]:
 def with_plain_search(names: Sequence[str]) -> tuple[str, ...]:
     """A game's policy names plus ``search-plain``, for a game whose search has a plain mode."""
     return tuple(names) + tuple(p for p, runs_as in PLAIN_POLICIES.items() if runs_as in names and p not in names)
+
+
+def with_full_search(names: Sequence[str]) -> tuple[str, ...]:
+    """A game's policy names plus ``search-full``, for a game whose search stops early."""
+    return tuple(names) + tuple(p for p, runs_as in FULL_POLICIES.items() if runs_as in names and p not in names)
 
 
 def _seats_playing(policies, players: int, family) -> np.ndarray:
@@ -329,7 +342,8 @@ def seat_budgets(codes: np.ndarray, policies, players: int, search_code: int):
         return None
     budgets = policy_budgets(policies, players)
     budgets[(codes == search_code) & (budgets == 0)] = DEFAULT_SEARCH_BUDGET
-    budgets[plain_seats(policies, players)] |= PLAIN_FLAG
+    for family, flag in _VARIANT_FLAGS:
+        budgets[_seats_playing(policies, players, family)] |= flag
     peek = peeking_seats(policies, players)
     budgets[peek] = -budgets[peek]
     return budgets
@@ -351,8 +365,10 @@ def policy_codes(policies, players: int, names: Sequence[str]) -> np.ndarray:
             p = split_policy(p)[0]
             if PEEKING_POLICIES.get(p) in names:
                 p = PEEKING_POLICIES[p]  # seat_budgets marks the seat as peeking
-            elif PLAIN_POLICIES.get(p) in names:
-                p = PLAIN_POLICIES[p]  # seat_budgets marks the seat as plain
+            else:
+                for family, _ in _VARIANT_FLAGS:
+                    if family.get(p) in names:
+                        p = family[p]  # seat_budgets marks the seat's variant
             if p not in names:
                 raise ValueError(f"unknown policy {p!r} (known: {', '.join(names)})")
             p = names.index(p)

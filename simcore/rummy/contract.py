@@ -151,12 +151,66 @@ def trios_feasible(a1, a2, jokers, k, max_jokers, min_naturals):
     return need == 0 and spent <= jokers
 
 
+@njit(cache=True, _nrt=False)
+def _trios_missing_greedy(a1, a2, jokers, k, jcap):
+    """:func:`trios_missing` when a trío may hold 2 or 3 jokers (``jcap >= 2``), in closed form.
+
+    With ``t`` tríos of a rank holding ``R`` naturals, ``g = max(0, 3t - R)`` slots are empty
+    and ``u = max(0, (3 - jcap) t - R)`` of them cannot take a joker, so ``k`` tríos miss
+    ``max(G - JJ, U)`` cards (sums over ranks, ``JJ`` the usable jokers). The marginal costs
+    ``(dg, du)`` of a rank's i-th trío never decrease with ``i``, and ``du > 0`` only where
+    ``dg = 3`` (the largest), so the ``k`` smallest in ``(dg, du)`` order minimise ``G`` and ``U``
+    at once. (With one joker per trío a trío of 2 naturals and a joker breaks this: Loba keeps
+    the DP.)"""
+    JJ = min(jokers, k * jcap)
+    nu = 3 - jcap
+    n0 = 0
+    n1 = 0
+    n2 = 0
+    n3 = 0  # dg = 3, du = 0
+    for r in range(13):
+        R = _rank_count(a1, a2, r)
+        for i in range(1, k + 1):
+            dg = max(0, 3 * i - R) - max(0, 3 * i - 3 - R)
+            if dg == 0:
+                n0 += 1
+            elif dg == 1:
+                n1 += 1
+            elif dg == 2:
+                n2 += 1
+            elif max(0, nu * i - R) == max(0, nu * (i - 1) - R):
+                n3 += 1
+    need = k
+    t = min(need, n0)
+    need -= t
+    G = 0
+    t = min(need, n1)
+    G += t
+    need -= t
+    t = min(need, n2)
+    G += 2 * t
+    need -= t
+    t = min(need, n3)
+    G += 3 * t
+    need -= t
+    G += 3 * need  # the rest: dg = 3, du = nu (1 when jcap == 2, 0 when 3)
+    return max(G - JJ, need * nu)
+
+
 @njit(cache=True, _nrt=True)
 def trios_missing(a1, a2, jokers, k, max_jokers, min_naturals):
     """Fewest cards missing (bought naturals) to make ``k`` tríos of 3 with the hand."""
     if k <= 0:
         return 0
     jcap = min(max_jokers, 3 - min_naturals)
+    if jcap >= 2:
+        return _trios_missing_greedy(a1, a2, jokers, k, jcap)
+    return _trios_missing_dp(a1, a2, jokers, k, jcap)
+
+
+@njit(cache=True, _nrt=True)
+def _trios_missing_dp(a1, a2, jokers, k, jcap):
+    """:func:`trios_missing` by a DP over ranks (tríos made, jokers used) -> fewest missing."""
     JJ = min(jokers, k * jcap)
     best = np.full((4, 10), INF, np.int64)
     best[0, 0] = 0
@@ -329,7 +383,11 @@ def _search_sorted(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circu
     """
     if m == 0 or budget == 0:
         return _search(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circular, no_adjacent)
-    hi0 = budget // m
+    # the tríos miss at least what they miss with the whole hand: the escaleras may miss the rest only
+    low = trios_missing(a1, a2, jokers, k, max_jokers, min_naturals) if k > 0 else 0
+    if low > budget:
+        return False
+    hi0 = (budget - low) // m
     w0 = np.int64(0)
     p0 = np.int64(0)
     while True:
@@ -343,7 +401,7 @@ def _search_sorted(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circu
             if _trios_within(b1, b2, j1, rest0, k, max_jokers, min_naturals):
                 return True
         else:
-            hi1 = rest0 // (m - 1)
+            hi1 = (rest0 - low) // (m - 1)
             w1 = np.int64(0)
             p1 = np.int64(0)
             while True:

@@ -41,7 +41,7 @@ import pyarrow as pa
 from cardsim.simcore.framework.config import ConfigError
 from cardsim.simcore.rummy.rules import ContinentalRules, LobaRules
 from cardsim.simcore.framework.tasks import (TABLE_SEAT, DealTaskBase, PlayTaskBase, grid_counts_table, policy_budgets,
-                                             with_peeking, with_plain_search)
+                                             with_full_search, with_peeking, with_plain_search)
 
 #: The play policies (codes: :data:`cardsim.simcore.rummy.policies.POLICIES`, the same order).
 POLICY_NAMES = ("random", "heuristic", "search", "learned")
@@ -139,7 +139,7 @@ def parse_claim_seats(value, players: int) -> list[int]:
 
 
 class RummyPlayTask(PlayTaskBase):
-    policy_names = with_plain_search(with_peeking(POLICY_NAMES))
+    policy_names = with_full_search(with_plain_search(with_peeking(POLICY_NAMES)))
     option_defaults = {"claim_seats": "all", "max_turns": 400}
     #: Games (whole matches) per chunk: ~1-3 s of work per chunk and core.
     chunk_games = 1 << 13

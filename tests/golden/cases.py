@@ -35,6 +35,15 @@ CASES: dict[str, list[str]] = {
                                "0=search-plain:8,2=search-plain:16"],
     "play_continental_search_plain": ["play", "continental", "--games", "16", "--seed", "31", "--policy",
                                       "1=search-plain:8,3=search-plain:16"],
+    # the rummy search without early stopping, written by the code before racing (as search:8 / search:16)
+    "play_loba_search_full": ["play", "loba", "--games", "16", "--seed", "33", "--policy",
+                              "0=search-full:8,2=search-full:16"],
+    "play_continental_search_full": ["play", "continental", "--games", "16", "--seed", "34", "--policy",
+                                     "1=search-full:8,3=search-full:16"],
+    # the rummy search as it plays now (racing its candidates)
+    "play_loba_search": ["play", "loba", "--games", "16", "--seed", "33", "--policy", "0=search:64,2=search:16"],
+    "play_continental_search": ["play", "continental", "--games", "16", "--seed", "34", "--policy",
+                                "1=search:64,3=search:16"],
 }
 
 #: name -> (play case, game index) replayed move by move

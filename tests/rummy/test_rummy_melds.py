@@ -249,3 +249,23 @@ def test_best_discard_matches_naive(game):
             dists = {c: M.contract_distance(*hand_planes([x for i, x in enumerate(cards) if i != cards.index(c)]),
                                             k, m, mp, 3) for c in set(cards)}
             assert d == min(dists.values()) and dists[code] == d, (cards, k, m, code, d, dists)
+
+
+def test_trios_missing_closed_form_matches_the_dp():
+    """With 2 or 3 jokers allowed per trío (Continental; ``min_naturals`` 1 or 0) the fewest
+    missing cards for ``k`` tríos are computed in closed form; the DP over ranks (used when a
+    trío takes one joker, Loba) must agree on every hand."""
+    from cardsim.simcore.rummy.contract import _trios_missing_dp, _trios_missing_greedy
+
+    rng = np.random.default_rng(41)
+    deck = make_deck(6)
+    for n in range(3000):
+        cards = [int(c) for c in rng.choice(deck, size=int(rng.integers(0, 16)), replace=False)]
+        if n % 2:  # few ranks: many pairs and tríos
+            cards = [c if c == JOKER else c % 13 % 4 + 13 * (c // 13) for c in cards]
+            cards = [c for i, c in enumerate(cards) if c == JOKER or cards[:i].count(c) < 2]
+        a1, a2, j = hand_planes(cards)
+        for k in (1, 2, 3):
+            for jcap in (2, 3):
+                assert _trios_missing_greedy(a1, a2, j, k, jcap) == _trios_missing_dp(a1, a2, j, k, jcap), \
+                    (cards, k, jcap)

@@ -202,3 +202,51 @@ def test_runs_with_a_search_seat_use_small_chunks():
     assert searching["policies"][0] == "search:64"
     assert PLAY.default_chunk_size(searching) == SEARCH_CHUNK_GAMES
     assert PLAY.default_chunk_size(PLAY.parse_options(rules, {})) == PLAY.chunk_games
+
+
+@pytest.mark.parametrize("rules", RULES, ids=["loba_buys", "continental"])
+def test_racing_only_stops_for_the_heuristics_choice(rules):
+    """``search:64`` races its candidates (drops the ones no better than the heuristic's choice
+    after a quarter and half of the worlds); ``search-full:64`` rolls every candidate out in
+    every world. On the same states: a race that stopped early (fewer worlds drawn from the
+    search stream) plays the heuristic's choice; a race never leaves the heuristic's choice
+    where the full search keeps it (dropping candidates can only keep it); and racing does stop
+    early in many states."""
+    from cardsim.simcore.framework.tasks import FULL_FLAG
+
+    policies = ["search:64"] + ["heuristic"] * (rules.players - 1)
+    prm = _prm(rules)
+    mp = tuple(int(x) for x in rules.meld_params())
+    stopped = searched = 0
+    for ds in decision_states(rules, policies, games=2, per_round=4):
+        cand = np.zeros(SR.MAX_CANDIDATES, np.int64)
+        st = tuple(a.copy() for a in ds["st"])
+        if SR.candidates(st, np.int64(ds["seat"]), prm, mp, cand) < 2:
+            continue
+        searched += 1
+        race, race_state = search_decision(rules, ds, 64)
+        full, full_state = search_decision(rules, ds, 64 | FULL_FLAG)
+        if race_state != full_state:  # fewer worlds drawn
+            stopped += 1
+            assert race == cand[0]
+        if full == cand[0]:
+            assert race == cand[0]
+    assert searched >= 12 and stopped >= searched // 4, (searched, stopped)
+
+
+def test_search_full_is_a_rummy_policy_only():
+    from cardsim.simcore.framework.config import ConfigError
+    from cardsim.simcore.framework.tasks import FULL_FLAG, PLAIN_FLAG, canonical_policy, policy_codes, seat_budgets
+    from cardsim.simcore.rummy.policies import POL_SEARCH
+    from cardsim.simcore.rummy.tasks import RummyPlayTask
+    from cardsim.simcore.tienlen.tasks import PlayTask as TienlenPlayTask
+
+    names = RummyPlayTask.policy_names
+    assert canonical_policy("search-full", names) == "search-full:64"
+    with pytest.raises(ConfigError):
+        canonical_policy("search-full:64", TienlenPlayTask.policy_names)
+    policies = ["search-full:16", "search:16", "heuristic", "search-plain:8"]
+    codes = policy_codes(policies, 4, names)
+    budgets = seat_budgets(codes, policies, 4, POL_SEARCH)
+    assert list(codes) == [POL_SEARCH, POL_SEARCH, names.index("heuristic"), POL_SEARCH]
+    assert list(budgets) == [16 | FULL_FLAG, 16, 0, 8 | PLAIN_FLAG]
