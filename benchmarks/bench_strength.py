@@ -11,7 +11,9 @@ differences of the candidate's win indicator per (deal, seat), with a 95% interv
 * the budget ladder ``search:16 -> search:64 -> search:256`` in a heuristic field;
 * where the game has one (Tiến Lên, Tứ Sắc) also ``learned`` (the shipped self-play model), and in Tiến Lên, Loba and
   Continental ``search-plain:64`` (Tiến Lên: the search before its fitted opponent models;
-  rummy: the search playing for the round's points, not the match) against each field;
+  rummy: the search playing for the round's points, not the match), and in Loba and
+  Continental ``search-full:64`` (the search without racing: every candidate in every world)
+  against each field;
 * relative skill against the peeking ``oracle`` (heuristic field):
   ``(W - W_random) / (W_oracle - W_random)`` for ``heuristic`` and ``search``.
 
@@ -69,6 +71,8 @@ def main() -> None:
         n, seed = args.n, args.seed
         fields = FIELDS.get(game, DEFAULT_FIELDS)
         plain = ["search-plain:64"] if game in PLAIN_GAMES else []
+        if game in RUMMY:
+            plain.append("search-full:64")  # the rummy search without racing
         learned = ["learned"] if registry.get_spec(game).trainer else []
         for field in fields:
             m = n // 2 if field.startswith("search") else n

@@ -42,7 +42,9 @@ POLICY_HELP = ("policies: one for all seats (heuristic), one per seat (heuristic
                "search (determinized Monte Carlo search, 64 rollouts per decision) or search:N, learned or "
                "learned:FILE (a self-play model from `cardsim train`, where the game has one), greedy (Tiến Lên); "
                "search-plain:N is the search before its opponent models (Tiến Lên), with heuristic rollouts "
-               "(Tứ Sắc) or playing for the round's points instead of the match (Loba, Continental); oracle or "
+               "(Tứ Sắc) or playing for the round's points instead of the match (Loba, Continental); "
+               "search-full:N (Loba, Continental) rolls out every candidate in every world (the search "
+               "before it stopped early on candidates no better than the heuristic's); oracle or "
                "oracle:N is the same search on the true hands: a PEEKING player, only an upper bound of skill")
 
 

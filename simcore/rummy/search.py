@@ -35,7 +35,7 @@ paired mean difference trails by :data:`RACE_DROP_Z` standard errors or more) is
 rolled out; when none is left the heuristic's choice is played. The search keeps the
 heuristic's choice in about 97% of its decisions, so most stop early: about half the
 rollouts, with the same decision in more than 99% of the states (``python
-benchmarks/bench_search_rummy.py --race``). ``search-full:N`` (``FULL_FLAG``) rolls out
+benchmarks/race_settings.py``, ``python benchmarks/bench_search_rummy.py --skip-strength``). ``search-full:N`` (``FULL_FLAG``) rolls out
 every candidate in every world: the search before racing, bit for bit.
 
 ``search-plain:N`` (``PLAIN_FLAG`` in the budget word) scores the round's own points
@@ -85,10 +85,10 @@ SWITCH_Z = 2.0
 #: mean difference trails the heuristic's choice by ``RACE_DROP_Z`` standard errors or more
 #: (0: its mean is no better) stops being rolled out; when none is left, the heuristic's choice
 #: is played. The search switches away from the heuristic in about 3% of its decisions, so
-#: most decisions stop after a quarter or half of the worlds. (Tried on the loss tables of
-#: 2,690 searched decisions: checks at an eighth too, or from 4 worlds, saved up to a fifth
-#: more rollouts but lost 4-7 of the 47 Continental switches; these settings lost none in
-#: Continental and 1 of 32 in Loba.)
+#: most decisions stop after a quarter or half of the worlds. (``python
+#: benchmarks/race_settings.py`` replays settings on the full search's loss tables: checks at
+#: an eighth too, or from 4 worlds, save more rollouts but lose some of the full search's
+#: switches; these lose none in Loba's 1,115 decisions and need 0.57 of the rollouts.)
 RACE_CHECKS = (4, 2)
 RACE_MIN_WORLDS = 8
 RACE_DROP_Z = 0.0
