@@ -31,7 +31,8 @@ Negative = the first policy scores fewer points.
 Also per match: how often seat 0 won the match with each policy, and the z of the paired
 difference (matches are few, so this z is much weaker than the per-round one).
 
-Measured (2 cores shared with other jobs; strength figures do not depend on load):
+Measured (2 cores shared with other jobs; strength figures do not depend on load; the strength
+lines were measured by earlier versions of the search, before racing):
 
 * ``--only loba,loba_buys --skip-speed --no-bigger --seeds 9000,9040,9080,9120,9160,9200,9240,9280``
   (320 matches, 1,920 rounds each): search:64 minus heuristic, Loba -4.14 points per round,
@@ -43,9 +44,10 @@ Measured (2 cores shared with other jobs; strength figures do not depend on load
 * ``--only loba --skip-speed --only-bigger`` (960 rounds): search:256 minus search:64
   -0.78 points per round, se 0.88, z -0.89: not significant (matches 35.6% against 37.5%).
 * ``--skip-strength --only loba,continental --games 8 --repeats 1 --parts`` (machine idle):
-  Loba 2.95 ms per decision, 21,300 rollouts/s, 3.3 games/s on one thread, 6.3 on two;
-  Continental 4.43 ms, 14,300 rollouts/s, 1.6 and 3.2 games/s. A sampled world 27 / 21 µs,
-  a heuristic rollout 30 / 46 µs, a learned rollout 137 / 214 µs (4.5x / 4.6x).
+  Loba 1.67 ms per decision (``search-full:64`` 2.65 ms, the same decision in 128 of 128
+  states), 6.7 games/s on one thread, 12.6 on two; Continental 1.99 ms (full 3.50 ms, 192 of
+  193 the same), 4.1 and 7.7 games/s. A sampled world 21 / 13 µs, a heuristic rollout 29 /
+  36 µs, a learned rollout 131 / 164 µs (4.5x / 4.6x).
 """
 from __future__ import annotations
 
