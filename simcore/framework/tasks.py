@@ -235,14 +235,19 @@ def with_peeking(names: Sequence[str]) -> tuple[str, ...]:
     return tuple(names) + tuple(p for p, runs_as in PEEKING_POLICIES.items() if runs_as in names and p not in names)
 
 
+def _with_variants(names: Sequence[str], family) -> tuple[str, ...]:
+    """A game's policy names plus the policies of ``family`` whose base policy it has."""
+    return tuple(names) + tuple(p for p, runs_as in family.items() if runs_as in names and p not in names)
+
+
 def with_plain_search(names: Sequence[str]) -> tuple[str, ...]:
     """A game's policy names plus ``search-plain``, for a game whose search has a plain mode."""
-    return tuple(names) + tuple(p for p, runs_as in PLAIN_POLICIES.items() if runs_as in names and p not in names)
+    return _with_variants(names, PLAIN_POLICIES)
 
 
 def with_full_search(names: Sequence[str]) -> tuple[str, ...]:
     """A game's policy names plus ``search-full``, for a game whose search stops early."""
-    return tuple(names) + tuple(p for p, runs_as in FULL_POLICIES.items() if runs_as in names and p not in names)
+    return _with_variants(names, FULL_POLICIES)
 
 
 def _seats_playing(policies, players: int, family) -> np.ndarray:
@@ -250,11 +255,6 @@ def _seats_playing(policies, players: int, family) -> np.ndarray:
     if isinstance(policies, str):
         policies = [policies] * players
     return np.array([isinstance(p, str) and split_policy(p)[0] in family for p in policies], bool)
-
-
-def plain_seats(policies, players: int) -> np.ndarray:
-    """Which seats play a plain search (``search-plain``), bool[players]."""
-    return _seats_playing(policies, players, PLAIN_POLICIES)
 
 
 def learned_seat_weights(learned_seats, policies, n_features: int, read_weights, shipped, weights=None,

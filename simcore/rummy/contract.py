@@ -105,6 +105,18 @@ def _window_points(w, slots):
 
 
 # --------------------------------------------------------------------------- tríos
+@njit(cache=True, _nrt=False, forceinline=True)
+def _cheapest(need, n1, n2, n3):
+    """Take ``need`` items, cheapest first, from ``n1``, ``n2``, ``n3`` items costing 1, 2, 3:
+    ``(cost, items still needed)``."""
+    cost = 0
+    for price, n in ((1, n1), (2, n2), (3, n3)):
+        t = min(need, n)
+        cost += price * t
+        need -= t
+    return cost, need
+
+
 @njit(cache=True)
 def trios_feasible(a1, a2, jokers, k, max_jokers, min_naturals):
     """Can ``k`` tríos of exactly 3 cards be made from the hand (no missing cards)?"""
@@ -137,17 +149,7 @@ def trios_feasible(a1, a2, jokers, k, max_jokers, min_naturals):
         else:
             c3 += 1
         c3 += extra
-    need = k - c0
-    spent = 0
-    t = min(need, c1)
-    spent += t
-    need -= t
-    t = min(need, c2)
-    spent += 2 * t
-    need -= t
-    t = min(need, c3)
-    spent += 3 * t
-    need -= t
+    spent, need = _cheapest(k - c0, c1, c2, c3)
     return need == 0 and spent <= jokers
 
 
@@ -180,19 +182,7 @@ def _trios_missing_greedy(a1, a2, jokers, k, jcap):
                 n2 += 1
             elif max(0, nu * i - R) == max(0, nu * (i - 1) - R):
                 n3 += 1
-    need = k
-    t = min(need, n0)
-    need -= t
-    G = 0
-    t = min(need, n1)
-    G += t
-    need -= t
-    t = min(need, n2)
-    G += 2 * t
-    need -= t
-    t = min(need, n3)
-    G += 3 * t
-    need -= t
+    G, need = _cheapest(k - min(k, n0), n1, n2, n3)
     G += 3 * need  # the rest: dg = 3, du = nu (1 when jcap == 2, 0 when 3)
     return max(G - JJ, need * nu)
 
@@ -384,7 +374,7 @@ def _search_sorted(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circu
     if m == 0 or budget == 0:
         return _search(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circular, no_adjacent)
     # the tríos miss at least what they miss with the whole hand: the escaleras may miss the rest only
-    low = trios_missing(a1, a2, jokers, k, max_jokers, min_naturals) if k > 0 else 0
+    low = trios_missing(a1, a2, jokers, k, max_jokers, min_naturals)
     if low > budget:
         return False
     hi0 = (budget - low) // m

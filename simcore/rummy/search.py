@@ -483,6 +483,15 @@ def _paired_stats(diff, diff2, i, w):
     return mean, np.sqrt(max(var, 0.0) / w)
 
 
+@njit(cache=True, _nrt=False, forceinline=True)
+def _race_check(worlds, W):
+    """Is ``worlds`` (of ``W``) one of the race's checkpoints?"""
+    for f in RACE_CHECKS:
+        if worlds == max(RACE_MIN_WORLDS, W // f):
+            return True
+    return False
+
+
 @njit(cache=True, _nrt=True)
 def search_choose(st, me, prm, mp, cseat, reach, budget, sstate):
     """The search's decision for seat ``me`` in the phase due. Returns ``(search state, decision)``.
@@ -510,7 +519,6 @@ def search_choose(st, me, prm, mp, cseat, reach, budget, sstate):
     diff2 = np.zeros(nc, np.float64)
     loss = np.zeros(nc, np.float64)  # lower is better: round points, or minus the match chance
     alive = np.ones(nc, np.bool_)  # candidates still raced (all of them without racing)
-    n_alive = nc
     peek = budget < 0
     W = max(1, abs(budget) // nc)
     # seat me's distance is exact in st (candidates() refreshed it): worlds keep it. After a
@@ -519,7 +527,6 @@ def search_choose(st, me, prm, mp, cseat, reach, budget, sstate):
     me_dist = st[3][F_DIST, me] if not st[3][F_DOWN, me] else np.int64(-1)
     memo_hand = np.full((nc, 3), -1, np.int64)
     memo_dist = np.zeros(nc, np.int64)
-    worlds = 0
     for w in range(W):
         if peek:
             sstate = peek_world(st, world, sstate)
@@ -549,21 +556,15 @@ def search_choose(st, me, prm, mp, cseat, reach, budget, sstate):
                 x = loss[i] - loss[0]
                 diff[i] += x
                 diff2[i] += x * x
-        worlds = w + 1
-        if race and worlds < W:
-            check = False
-            for f in RACE_CHECKS:
-                check = check or worlds == max(RACE_MIN_WORLDS, W // f)
-            if check:
-                # drop the alternatives trailing the heuristic's choice by RACE_DROP_Z standard errors
-                for i in range(1, nc):
-                    if alive[i]:
-                        mean, se = _paired_stats(diff, diff2, i, worlds)
-                        if mean >= RACE_DROP_Z * se and not (se == 0.0 and mean < 0.0):
-                            alive[i] = False
-                            n_alive -= 1
-                if n_alive == 1:
-                    return sstate, cand[0]
+        if race and w + 1 < W and _race_check(w + 1, W):
+            # drop the alternatives trailing the heuristic's choice by RACE_DROP_Z standard errors
+            for i in range(1, nc):
+                if alive[i]:
+                    mean, se = _paired_stats(diff, diff2, i, w + 1)
+                    if mean >= RACE_DROP_Z * se and not (se == 0.0 and mean < 0.0):
+                        alive[i] = False
+            if not alive[1:].any():
+                return sstate, cand[0]
     # the heuristic's choice stands unless another candidate is better by SWITCH_Z standard errors
     best = 0
     best_mean = 0.0
