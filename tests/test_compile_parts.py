@@ -59,6 +59,38 @@ def test_the_rummy_parts_are_what_the_play_kernel_compiles(tmp_path):
     assert not set(seen["parts"]) & set(seen["compiled"]), seen
 
 
+# In a fresh cache: play a game without compiling the parts first and list every kernel it compiles.
+PLAY_ONLY = textwrap.dedent("""\
+    import json, sys
+    from numba.core import event
+    from cardsim.simcore.framework import registry
+    from cardsim.simcore.rummy import play
+    rules = registry.get_spec(sys.argv[1]).rules_cls()
+    policies = ["search:2"] + ["heuristic"] * (rules.players - 1)
+    setup = play._Setup(rules, policies, None)
+    compiled = []
+    class Listen(event.Listener):
+        def on_start(self, ev):
+            compiled.append(ev.data["dispatcher"].py_func.__name__)
+        def on_end(self, ev):
+            pass
+    with event.install_listener("numba:compile", Listen()):
+        play.play_chunk(1, 0, 1, rules, policies)
+    print(json.dumps({"parts": [k.py_func.__name__ for part in setup.kernel_parts() for k, _ in part],
+                      "compiled": compiled}))
+    """)
+
+
+def test_every_rummy_part_is_a_kernel_the_play_kernel_needs(tmp_path):
+    """A part the entry kernel never calls (a wrapper, say) would be compiled for nothing."""
+    import json
+
+    out = subprocess.run([sys.executable, "-c", PLAY_ONLY, "loba"], capture_output=True, text=True,
+                         env=_env(tmp_path), check=True)
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert set(seen["parts"]) <= set(seen["compiled"]), set(seen["parts"]) - set(seen["compiled"])
+
+
 def test_parts_compile_in_a_helper_process_once_per_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("CARDSIM_COMPILE_PROCESSES", "2")

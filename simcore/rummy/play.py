@@ -243,30 +243,38 @@ class _Setup:
     def kernel_parts(self):
         """The play kernels' independent parts for a first run's two processes
         (:func:`cardsim.simcore.run.compile_parts.compile_parts`), argument types as
-        :func:`play_round` calls them: the engine's decision step (about half the compile)
-        and the search's step in one part, the deal, turn, heuristic and search pieces in the other."""
+        :func:`play_round` calls them. The other process compiles the lay-down (the largest
+        piece of the decision step), then the decision step and the search's own step; this
+        one first the pieces they meet early, so they find them cached (the decision step's
+        take and claim, the search's candidates and worlds), then the deal and the turn.
+        About 20% less wall-clock than the decision step and search alone there (`python
+        benchmarks/bench_cold_start.py --only play --games loba,continental`)."""
         from numba import typeof, types
 
         from cardsim.simcore.rummy.claims import apply_claim
-        from cardsim.simcore.rummy.decisions import apply_layoff_decision
+        from cardsim.simcore.rummy.decisions import apply_layoff_decision, apply_take
+        from cardsim.simcore.rummy.laydown_apply import apply_laydown
         from cardsim.simcore.rummy.policies import choose_heuristic
-        from cardsim.simcore.rummy.search import candidates, match_win_chance, peek_world, sample_world
+        from cardsim.simcore.rummy.search import _sample_world, candidates, match_win_chance, peek_world
 
         S, i64, u64, yes = typeof(self.round_state()), types.int64, types.uint64, types.boolean
         A, MP, LOG, CS = typeof(self.prm), typeof(self.mp), typeof(np.zeros((1, 6), np.int64)), typeof(self.cseat)
-        # first the decision step's claim and lay-off pieces, so the other part finds them cached
-        here = [(apply_claim, (S, i64, A, MP, u64, LOG, i64, yes)), (apply_layoff_decision, (S, i64, A, MP, LOG, i64, yes)),
-                (deal_round, (S, i64, i64, i64, i64, A, MP, A, i64, LOG, i64, yes)),
-                (advance, (S, A, MP, CS, u64, LOG, i64, yes)),
-                (choose_heuristic, (S, i64, A, MP))]
-        if self.bud is not None:
-            here += [(candidates, (S, i64, A, MP, A)), (peek_world, (S, S, u64)), (sample_world, (S, i64, A, MP, S, u64)),
-                     (match_win_chance, (S, A, i64))]
         RE = typeof(self.reach)
-        there = [(apply_decision, (S, i64, A, MP, CS, RE, u64, LOG, i64, yes))]
-        if self.bud is not None:  # the search's own step, on top of the decision step
-            there.append((search_choose, (S, i64, A, MP, CS, RE, i64, u64)))
-        return [here, there]
+        deal = (deal_round, (S, i64, i64, i64, i64, A, MP, A, i64, LOG, i64, yes))
+        turn = (advance, (S, A, MP, CS, u64, LOG, i64, yes))
+        heuristic = (choose_heuristic, (S, i64, A, MP))
+        decide = (apply_decision, (S, i64, A, MP, CS, RE, u64, LOG, i64, yes))
+        laydown = (apply_laydown, (S, i64, A, MP, CS, RE, LOG, i64, yes))
+        take = (apply_take, (S, i64, A, MP, u64, LOG, i64, yes))
+        claim = (apply_claim, (S, i64, A, MP, u64, LOG, i64, yes))
+        layoff = (apply_layoff_decision, (S, i64, A, MP, LOG, i64, yes))
+        claim = [claim] if self.cseat is not None else []  # without claims no kernel calls it
+        if self.bud is None:
+            return [[take, *claim, layoff, deal, turn, heuristic], [laydown, decide]]
+        search = [(candidates, (S, i64, A, MP, A)), take, *claim, (_sample_world, (S, i64, A, MP, S, u64, i64)),
+                  (match_win_chance, (S, A, i64)), (peek_world, (S, S, u64))]
+        return [search + [turn, layoff, deal, heuristic],
+                [laydown, decide, (search_choose, (S, i64, A, MP, CS, RE, i64, u64))]]
 
     def args(self):
         return (self.prm, self.mp, self.rk, self.rm, self.rh, self.pol, self.bud, self.cseat, self.reach, self.wts,
