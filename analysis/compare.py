@@ -307,7 +307,10 @@ def _tested_robustness(table: pd.DataFrame, interactions: pd.DataFrame) -> pd.Da
         if len(tests) == 0:
             rows.append((metric, arm, "no interaction test", positive or negative, overlapping))
             continue
-        worst = tests.loc[tests["p_holm"].idxmin()]
+        # the most significant change: smallest Holm p, then largest |z| (Holm p's capped at 1 tie)
+        order = tests.assign(_abs_z=tests["z"].abs().fillna(-1.0)).sort_values(["p_holm", "_abs_z"],
+                                                                               ascending=[True, False], kind="stable")
+        worst = order.iloc[0]
         change = (f"{worst['effect_a']:+.4g} ({worst['strength_a']}) -> {worst['effect_b']:+.4g} "
                   f"({worst['strength_b']}), change {worst['change']:+.4g} [{worst['ci_low']:+.4g}, "
                   f"{worst['ci_high']:+.4g}], z {worst['z']:+.2f}, Holm p {worst['p_holm']:.2g}")

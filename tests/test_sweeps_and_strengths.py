@@ -121,6 +121,21 @@ def test_a_change_inside_overlapping_intervals_is_found_by_the_paired_test():
     assert robustness(table, calm)["verdict"][0].startswith("robust")
 
 
+def test_the_verdict_reports_the_largest_change_when_every_holm_p_is_1():
+    table = pd.DataFrame({"metric": "m", "arm": "a", "strength": ["weak", "mid", "strong"],
+                          "difference": [0.29, 0.29, 0.23], "ci_low": [0.19, 0.19, 0.13],
+                          "ci_high": [0.39, 0.39, 0.33]})
+    row = {"metric": "m", "arm": "a", "n": 120, "ci_low": -0.1, "ci_high": 0.1, "p_holm": 1.0}
+    tests = pd.DataFrame([dict(row, strength_a="weak", strength_b="mid", effect_a=0.29, effect_b=0.29, change=0.0,
+                               z=0.0, p=1.0),
+                          dict(row, strength_a="weak", strength_b="strong", effect_a=0.29, effect_b=0.23,
+                               change=-0.06, z=-0.9, p=0.37),
+                          dict(row, strength_a="mid", strength_b="strong", effect_a=0.29, effect_b=0.23,
+                               change=-0.06, z=-1.1, p=0.27)])
+    verdict = robustness(table, tests)["verdict"][0]
+    assert verdict.startswith("robust") and "(mid) -> +0.23 (strong)" in verdict and "z -1.10" in verdict
+
+
 def test_holm_adjustment():
     from cardsim.analysis.compare import holm
 
