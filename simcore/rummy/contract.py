@@ -225,16 +225,36 @@ def _trios_missing_dp(a1, a2, jokers, k, jcap):
 
 
 # --------------------------------------------------------------------------- search
+@njit(cache=True, forceinline=True)
+def _first_of_its_hand(pat, have, max_jokers, min_naturals, no_adjacent):
+    """Is ``pat`` the first valid joker pattern of its window that leaves this hand? Patterns
+    with the same jokers on held slots and as many on missing ones take the same cards and
+    miss as many: the same hand and budget are left, so the search below is the same."""
+    on_held = pat & have
+    on_missing = _POP4[pat & ~have]
+    for q in range(pat):
+        if (q & have) == on_held and _POP4[q & ~have] == on_missing and _pattern_ok(q, max_jokers, min_naturals,
+                                                                                      no_adjacent):
+            return False
+    return True
+
+
 @njit(cache=True)
-def _next_window(a1, a2, jokers, w, pat, budget, optional, max_jokers, min_naturals, circular, no_adjacent):
-    """The first escalera choice ``(window, joker pattern) >= (w, pat)`` within ``budget`` missing cards.
+def _next_window(a1, a2, jokers, w, pat, budget, optional, max_jokers, min_naturals, circular, no_adjacent,
+                 lo_miss, lo_w):
+    """The first escalera choice ``(window, joker pattern) >= (w, pat)`` within ``budget`` missing cards
+    that comes after ``(lo_miss, lo_w)`` in (missing cards, window) order: missing more than
+    ``lo_miss`` cards, or exactly ``lo_miss`` in a window ``>= lo_w`` (``lo_miss = -1``: any).
 
     Returns ``(w, pat, a1, a2, jokers, budget)`` after taking its cards (``w = 52``:
     none left). Missing slots of the window take jokers or missing cards; with
     ``optional`` jokers may also stand on slots whose natural is held: the natural may
     be needed by a trío or by another escalera whose joker quota is spent
     (2♦3♦3♦4♦5♦5♦ + 1 joker per meld: 2-3-JK-5 and 3-4-5-JK), and a melded joker beats
-    a melded natural for the best lay-down.
+    a melded natural for the best lay-down. A pattern that leaves the same hand and budget
+    as an earlier one of the window (jokers on other missing slots) is skipped: the search
+    below it would be the same (:func:`_first_of_its_hand`; with no missing card every
+    pattern leaves a hand of its own, so the lay-down solvers see every pattern).
     """
     starts = np.uint64(0x1FFF) if circular else np.uint64(0x7FF)
     jcap = min(max_jokers, 4 - min_naturals)
@@ -270,7 +290,7 @@ def _next_window(a1, a2, jokers, w, pat, budget, optional, max_jokers, min_natur
             need = 15 ^ have
             if budget == 0 and not optional:
                 # the only candidate: jokers exactly on the missing slots
-                if (pat <= need and _POP4[need] <= jokers
+                if (pat <= need and _POP4[need] <= jokers and (0 > lo_miss or (0 == lo_miss and w >= lo_w))
                         and _pattern_ok(need, max_jokers, min_naturals, no_adjacent)):
                     b1, b2 = _take(a1, a2, _window_bits(w, have))
                     return w, need, b1, b2, jokers - _POP4[need], 0
@@ -279,8 +299,9 @@ def _next_window(a1, a2, jokers, w, pat, budget, optional, max_jokers, min_natur
                 if optional or (pat & have) == 0:
                     miss = _POP4[need & ~pat]
                     nj = _POP4[pat]
-                    if (miss <= budget and nj <= jokers
-                            and _pattern_ok(pat, max_jokers, min_naturals, no_adjacent)):
+                    if (miss <= budget and nj <= jokers and (miss > lo_miss or (miss == lo_miss and w >= lo_w))
+                            and _pattern_ok(pat, max_jokers, min_naturals, no_adjacent)
+                            and (miss == 0 or _first_of_its_hand(pat, have, max_jokers, min_naturals, no_adjacent))):
                         b1, b2 = _take(a1, a2, _window_bits(w, have & ~pat))
                         return w, pat, b1, b2, jokers - nj, budget - miss
                 pat += 1
@@ -309,7 +330,7 @@ def _search(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circular, no
     p0 = np.int64(0)
     while True:
         w0, p0, b1, b2, j1, r1 = _next_window(a1, a2, jokers, w0, p0, budget, jokers > 0, max_jokers, min_naturals,
-                                              circular, no_adjacent)
+                                              circular, no_adjacent, -1, 0)
         if w0 >= 52:
             return False
         if m == 1:
@@ -320,7 +341,7 @@ def _search(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circular, no
             p1 = np.int64(0)
             while True:
                 w1, p1, c1, c2, j2, r2 = _next_window(b1, b2, j1, w1, p1, r1, j1 > 0, max_jokers, min_naturals,
-                                                      circular, no_adjacent)
+                                                      circular, no_adjacent, -1, 0)
                 if w1 >= 52:
                     break
                 if m == 2:
@@ -331,7 +352,7 @@ def _search(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circular, no
                     p2 = np.int64(0)
                     while True:
                         w2, p2, d1, d2, j3, r3 = _next_window(c1, c2, j2, w2, p2, r2, j2 > 0, max_jokers,
-                                                              min_naturals, circular, no_adjacent)
+                                                              min_naturals, circular, no_adjacent, -1, 0)
                         if w2 >= 52:
                             break
                         if _trios_within(d1, d2, j3, r3, k, max_jokers, min_naturals):
@@ -382,7 +403,7 @@ def _search_sorted(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circu
     p0 = np.int64(0)
     while True:
         w0, p0, b1, b2, j1, r1 = _next_window(a1, a2, jokers, w0, p0, hi0, jokers > 0, max_jokers, min_naturals,
-                                              circular, no_adjacent)
+                                              circular, no_adjacent, -1, 0)
         if w0 >= 52:
             return False
         miss0 = hi0 - r1
@@ -395,28 +416,26 @@ def _search_sorted(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circu
             w1 = np.int64(0)
             p1 = np.int64(0)
             while True:
+                # only escaleras after this one in (missing cards, window) order
                 w1, p1, c1, c2, j2, r2 = _next_window(b1, b2, j1, w1, p1, hi1, j1 > 0, max_jokers, min_naturals,
-                                                      circular, no_adjacent)
+                                                      circular, no_adjacent, miss0, w0)
                 if w1 >= 52:
                     break
                 miss1 = hi1 - r2
-                if miss1 > miss0 or (miss1 == miss0 and w1 >= w0):
-                    rest1 = rest0 - miss1
-                    if m == 2:
-                        if _trios_within(c1, c2, j2, rest1, k, max_jokers, min_naturals):
+                rest1 = rest0 - miss1
+                if m == 2:
+                    if _trios_within(c1, c2, j2, rest1, k, max_jokers, min_naturals):
+                        return True
+                else:
+                    w2 = np.int64(0)
+                    p2 = np.int64(0)
+                    while True:
+                        w2, p2, d1, d2, j3, r3 = _next_window(c1, c2, j2, w2, p2, rest1, j2 > 0, max_jokers,
+                                                              min_naturals, circular, no_adjacent, miss1, w1)
+                        if w2 >= 52:
+                            break
+                        if _trios_within(d1, d2, j3, r3, k, max_jokers, min_naturals):
                             return True
-                    else:
-                        w2 = np.int64(0)
-                        p2 = np.int64(0)
-                        while True:
-                            w2, p2, d1, d2, j3, r3 = _next_window(c1, c2, j2, w2, p2, rest1, j2 > 0, max_jokers,
-                                                                  min_naturals, circular, no_adjacent)
-                            if w2 >= 52:
-                                break
-                            miss2 = rest1 - r3
-                            if miss2 > miss1 or (miss2 == miss1 and w2 >= w1):
-                                if _trios_within(d1, d2, j3, r3, k, max_jokers, min_naturals):
-                                    return True
-                            p2 += 1
+                        p2 += 1
                 p1 += 1
         p0 += 1

@@ -181,7 +181,7 @@ def _exact_laydown(a1, a2, jokers, k, m, mp, tab):
         w0 = np.int64(0)
         p0 = np.int64(0)
         while best[0] > 0:
-            w0, p0, b1, b2, j1, _ = _next_window(a1, a2, jokers, w0, p0, zero, optional, mj, mn, ci, na)
+            w0, p0, b1, b2, j1, _ = _next_window(a1, a2, jokers, w0, p0, zero, optional, mj, mn, ci, na, -1, 0)
             if w0 >= 52:
                 break
             _set_core(runs, 0, w0, p0)
@@ -192,7 +192,7 @@ def _exact_laydown(a1, a2, jokers, k, m, mp, tab):
                 w1 = w0
                 p1 = np.int64(0)
                 while best[0] > 0:
-                    w1, p1, c1, c2, j2, _ = _next_window(b1, b2, j1, w1, p1, zero, optional, mj, mn, ci, na)
+                    w1, p1, c1, c2, j2, _ = _next_window(b1, b2, j1, w1, p1, zero, optional, mj, mn, ci, na, -1, 0)
                     if w1 >= 52:
                         break
                     _set_core(runs, 1, w1, p1)
@@ -203,7 +203,7 @@ def _exact_laydown(a1, a2, jokers, k, m, mp, tab):
                         w2 = w1
                         p2 = np.int64(0)
                         while best[0] > 0:
-                            w2, p2, d1, d2, j3, _ = _next_window(c1, c2, j2, w2, p2, zero, optional, mj, mn, ci, na)
+                            w2, p2, d1, d2, j3, _ = _next_window(c1, c2, j2, w2, p2, zero, optional, mj, mn, ci, na, -1, 0)
                             if w2 >= 52:
                                 break
                             _set_core(runs, 2, w2, p2)
