@@ -238,6 +238,34 @@ def test_distance_one_means_one_card_completes(game):
 
 
 @pytest.mark.parametrize("game", ["loba", "continental"])
+def test_distance_two_means_two_cards_complete(game):
+    """distance 2 <=> no single natural card completes the contract but some two do: the
+    search with missing cards (which skips joker patterns that leave the same hand) against
+    brute force over the cards added, with jokers in hand."""
+    from cardsim.simcore.rummy.hand import distance
+
+    mp, _ = RULES[game]
+    rng = np.random.default_rng(41 if game == "loba" else 42)
+    twos = 0
+    naturals = list(range(52))
+    for cards in random_hands(rng, 14, 6, 10, 4 if game == "loba" else 6, True):
+        if JOKER not in cards:
+            cards = cards[:-1] + [JOKER]
+        a1, a2, j = hand_planes(cards)
+        for k, m in [(1, 1), (0, 2), (2, 1), (1, 2)]:
+            d = M.contract_distance(a1, a2, j, k, m, mp, 3)
+            assert d == distance(a1, a2, j, k, m, mp, 3)  # the game kernel's sorted search
+            if d < 2:
+                continue
+            room = [c for c in naturals if cards.count(c) < 2]
+            two = any(M.contract_ok(*hand_planes(cards + [c, e]), k, m, mp)
+                      for i, c in enumerate(room) for e in room[i:] if cards.count(c) + (c == e) < 2)
+            assert (d == 2) == two, (cards, k, m, d)
+            twos += d == 2
+    assert twos > 5
+
+
+@pytest.mark.parametrize("game", ["loba", "continental"])
 def test_best_discard_matches_naive(game):
     """The one-search-per-card shortcut gives the minimum distance over all discards."""
     mp, _ = RULES[game]
