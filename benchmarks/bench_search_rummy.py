@@ -44,11 +44,11 @@ lines were measured by earlier versions of the search, before racing):
   -6.36 points per round, se 1.17, z -5.42 (34.4% of the matches against 27.5%).
 * ``--only loba --skip-speed --only-bigger`` (960 rounds): search:256 minus search:64
   -0.78 points per round, se 0.88, z -0.89: not significant (matches 35.6% against 37.5%).
-* ``--skip-strength --only loba,continental --games 8 --repeats 1 --parts`` (machine idle):
-  Loba 1.67 ms per decision (``search-full:64`` 2.65 ms, the same decision in 128 of 128
-  states), 6.7 games/s on one thread, 12.6 on two; Continental 1.99 ms (full 3.50 ms, 192 of
-  193 the same), 4.1 and 7.7 games/s. A sampled world 21 / 13 µs, a heuristic rollout 29 /
-  36 µs, a learned rollout 131 / 164 µs (4.5x / 4.6x).
+* ``--skip-strength --only loba,continental --games 8 --repeats 3 --parts`` (machine idle):
+  Loba 1.56 ms per decision (``search-full:64`` 2.53 ms, the same decision in 128 of 128
+  states), 7.3 games/s on one thread, 13.5 on two; Continental 1.97 ms (full 3.43 ms, 192 of
+  193 the same), 4.3 and 8.1 games/s. A sampled world 18 / 11 µs, a heuristic rollout 28 /
+  33 µs, a learned rollout 116 / 143 µs (4.2x / 4.4x).
 """
 from __future__ import annotations
 
