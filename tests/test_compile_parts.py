@@ -15,9 +15,9 @@ from numba import types
 from cardsim.simcore.primitives import rng
 from cardsim.simcore.run import compile_parts as cp
 
-# In a fresh cache: compile the rummy play parts one after another here, then play a
-# game and list every kernel the game still compiles.
-AFTER_PARTS = textwrap.dedent("""\
+# In a fresh cache: compile the rummy play parts one after another here (unless argv[2] is
+# "play-only"), then play a game and list every kernel the game (still) compiles.
+COMPILED_BY_PLAY = textwrap.dedent("""\
     import json, sys
     from numba.core import event
     from cardsim.simcore.framework import registry
@@ -26,9 +26,10 @@ AFTER_PARTS = textwrap.dedent("""\
     policies = ["search:2"] + ["heuristic"] * (rules.players - 1)
     setup = play._Setup(rules, policies, None)
     parts = setup.kernel_parts()
-    for part in parts:
-        for kernel, sig in part:
-            kernel.compile(sig)
+    if sys.argv[2] != "play-only":
+        for part in parts:
+            for kernel, sig in part:
+                kernel.compile(sig)
     compiled = []
     class Listen(event.Listener):
         def on_start(self, ev):
@@ -41,6 +42,14 @@ AFTER_PARTS = textwrap.dedent("""\
     """)
 
 
+def _compiled_by_play(tmp_path, game, mode):
+    import json
+
+    out = subprocess.run([sys.executable, "-c", COMPILED_BY_PLAY, game, mode], capture_output=True, text=True,
+                         env=_env(tmp_path), check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def _env(cache, processes="1"):
     env = {k: v for k, v in os.environ.items() if k != "CARDSIM_KEEP_KERNEL_CACHE"}
     env.update(NUMBA_CACHE_DIR=str(cache), CARDSIM_COMPILE_PROCESSES=processes)
@@ -48,46 +57,16 @@ def _env(cache, processes="1"):
 
 
 def test_the_rummy_parts_are_what_the_play_kernel_compiles(tmp_path):
-    import json
-
-    out = subprocess.run([sys.executable, "-c", AFTER_PARTS, "continental"], capture_output=True, text=True,
-                         env=_env(tmp_path), check=True)
-    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    seen = _compiled_by_play(tmp_path, "continental", "parts-first")
     assert "apply_decision" in seen["parts"] and "search_choose" in seen["parts"]
     # the entry kernel and its small glue compile; no part compiles a second time
     assert "_play_block" in seen["compiled"]
     assert not set(seen["parts"]) & set(seen["compiled"]), seen
 
 
-# In a fresh cache: play a game without compiling the parts first and list every kernel it compiles.
-PLAY_ONLY = textwrap.dedent("""\
-    import json, sys
-    from numba.core import event
-    from cardsim.simcore.framework import registry
-    from cardsim.simcore.rummy import play
-    rules = registry.get_spec(sys.argv[1]).rules_cls()
-    policies = ["search:2"] + ["heuristic"] * (rules.players - 1)
-    setup = play._Setup(rules, policies, None)
-    compiled = []
-    class Listen(event.Listener):
-        def on_start(self, ev):
-            compiled.append(ev.data["dispatcher"].py_func.__name__)
-        def on_end(self, ev):
-            pass
-    with event.install_listener("numba:compile", Listen()):
-        play.play_chunk(1, 0, 1, rules, policies)
-    print(json.dumps({"parts": [k.py_func.__name__ for part in setup.kernel_parts() for k, _ in part],
-                      "compiled": compiled}))
-    """)
-
-
 def test_every_rummy_part_is_a_kernel_the_play_kernel_needs(tmp_path):
     """A part the entry kernel never calls (a wrapper, say) would be compiled for nothing."""
-    import json
-
-    out = subprocess.run([sys.executable, "-c", PLAY_ONLY, "loba"], capture_output=True, text=True,
-                         env=_env(tmp_path), check=True)
-    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    seen = _compiled_by_play(tmp_path, "loba", "play-only")
     assert set(seen["parts"]) <= set(seen["compiled"]), set(seen["parts"]) - set(seen["compiled"])
 
 
