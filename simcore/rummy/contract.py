@@ -326,11 +326,13 @@ def _search(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circular, no
     """
     if m == 0:
         return _trios_within(a1, a2, jokers, budget, k, max_jokers, min_naturals)
+    zero = np.int64(0)  # variables, not literals: one compiled signature of _next_window
+    no_order = np.int64(-1)
     w0 = np.int64(0)
     p0 = np.int64(0)
     while True:
         w0, p0, b1, b2, j1, r1 = _next_window(a1, a2, jokers, w0, p0, budget, jokers > 0, max_jokers, min_naturals,
-                                              circular, no_adjacent, -1, 0)
+                                              circular, no_adjacent, no_order, zero)
         if w0 >= 52:
             return False
         if m == 1:
@@ -341,7 +343,7 @@ def _search(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circular, no
             p1 = np.int64(0)
             while True:
                 w1, p1, c1, c2, j2, r2 = _next_window(b1, b2, j1, w1, p1, r1, j1 > 0, max_jokers, min_naturals,
-                                                      circular, no_adjacent, -1, 0)
+                                                      circular, no_adjacent, no_order, zero)
                 if w1 >= 52:
                     break
                 if m == 2:
@@ -352,7 +354,7 @@ def _search(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circular, no
                     p2 = np.int64(0)
                     while True:
                         w2, p2, d1, d2, j3, r3 = _next_window(c1, c2, j2, w2, p2, r2, j2 > 0, max_jokers,
-                                                              min_naturals, circular, no_adjacent, -1, 0)
+                                                              min_naturals, circular, no_adjacent, no_order, zero)
                         if w2 >= 52:
                             break
                         if _trios_within(d1, d2, j3, r3, k, max_jokers, min_naturals):
@@ -399,11 +401,13 @@ def _search_sorted(a1, a2, jokers, m, budget, k, max_jokers, min_naturals, circu
     if low > budget:
         return False
     hi0 = (budget - low) // m
+    zero = np.int64(0)  # variables, not literals: one compiled signature of _next_window
+    no_order = np.int64(-1)
     w0 = np.int64(0)
     p0 = np.int64(0)
     while True:
         w0, p0, b1, b2, j1, r1 = _next_window(a1, a2, jokers, w0, p0, hi0, jokers > 0, max_jokers, min_naturals,
-                                              circular, no_adjacent, -1, 0)
+                                              circular, no_adjacent, no_order, zero)
         if w0 >= 52:
             return False
         miss0 = hi0 - r1

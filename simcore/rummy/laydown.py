@@ -173,6 +173,7 @@ def _exact_laydown(a1, a2, jokers, k, m, mp, tab):
     stk = np.zeros((depth, 12), np.int64)
     stk_a = np.zeros((depth, 2), np.uint64)
     zero = np.int64(0)  # variables, not literals: one compiled signature per callee
+    no_order = np.int64(-1)  # every escalera choice, in any (missing cards, window) order
     optional = np.bool_(True)
     if m == 0:
         _trio_choices(runs, zero, a1, a2, jokers, k, mp, best, best_rows, best_hand, work, scratch, stk, stk_a, tab,
@@ -181,7 +182,7 @@ def _exact_laydown(a1, a2, jokers, k, m, mp, tab):
         w0 = np.int64(0)
         p0 = np.int64(0)
         while best[0] > 0:
-            w0, p0, b1, b2, j1, _ = _next_window(a1, a2, jokers, w0, p0, zero, optional, mj, mn, ci, na, -1, 0)
+            w0, p0, b1, b2, j1, _ = _next_window(a1, a2, jokers, w0, p0, zero, optional, mj, mn, ci, na, no_order, zero)
             if w0 >= 52:
                 break
             _set_core(runs, 0, w0, p0)
@@ -192,7 +193,8 @@ def _exact_laydown(a1, a2, jokers, k, m, mp, tab):
                 w1 = w0
                 p1 = np.int64(0)
                 while best[0] > 0:
-                    w1, p1, c1, c2, j2, _ = _next_window(b1, b2, j1, w1, p1, zero, optional, mj, mn, ci, na, -1, 0)
+                    w1, p1, c1, c2, j2, _ = _next_window(b1, b2, j1, w1, p1, zero, optional, mj, mn, ci, na,
+                                                         no_order, zero)
                     if w1 >= 52:
                         break
                     _set_core(runs, 1, w1, p1)
@@ -203,7 +205,8 @@ def _exact_laydown(a1, a2, jokers, k, m, mp, tab):
                         w2 = w1
                         p2 = np.int64(0)
                         while best[0] > 0:
-                            w2, p2, d1, d2, j3, _ = _next_window(c1, c2, j2, w2, p2, zero, optional, mj, mn, ci, na, -1, 0)
+                            w2, p2, d1, d2, j3, _ = _next_window(c1, c2, j2, w2, p2, zero, optional, mj, mn, ci, na,
+                                                                 no_order, zero)
                             if w2 >= 52:
                                 break
                             _set_core(runs, 2, w2, p2)

@@ -245,6 +245,7 @@ def _best_search(a1, a2, jokers, k, m, mp, extend, best_runs, best, tr_t, tr_j, 
     work = np.zeros((3, 6), np.int64)
     mj, mn, ci, na = mp[0], mp[1], mp[2], mp[3]
     zero = np.int64(0)  # variables, not literals: one compiled signature per callee
+    no_order = np.int64(-1)  # every escalera choice, in any (missing cards, window) order
     optional = np.bool_(True)
     best[0] = -1
     best[1] = 0
@@ -255,7 +256,7 @@ def _best_search(a1, a2, jokers, k, m, mp, extend, best_runs, best, tr_t, tr_j, 
     w0 = np.int64(0)
     p0 = np.int64(0)
     while True:
-        w0, p0, b1, b2, j1, _ = _next_window(a1, a2, jokers, w0, p0, zero, optional, mj, mn, ci, na, -1, 0)
+        w0, p0, b1, b2, j1, _ = _next_window(a1, a2, jokers, w0, p0, zero, optional, mj, mn, ci, na, no_order, zero)
         if w0 >= 52:
             return
         _set_run(runs, 0, w0, p0)
@@ -267,7 +268,7 @@ def _best_search(a1, a2, jokers, k, m, mp, extend, best_runs, best, tr_t, tr_j, 
             w1 = w0
             p1 = np.int64(0)
             while True:
-                w1, p1, c1, c2, j2, _ = _next_window(b1, b2, j1, w1, p1, zero, optional, mj, mn, ci, na, -1, 0)
+                w1, p1, c1, c2, j2, _ = _next_window(b1, b2, j1, w1, p1, zero, optional, mj, mn, ci, na, no_order, zero)
                 if w1 >= 52:
                     break
                 _set_run(runs, 1, w1, p1)
@@ -279,7 +280,8 @@ def _best_search(a1, a2, jokers, k, m, mp, extend, best_runs, best, tr_t, tr_j, 
                     w2 = w1
                     p2 = np.int64(0)
                     while True:
-                        w2, p2, d1, d2, j3, _ = _next_window(c1, c2, j2, w2, p2, zero, optional, mj, mn, ci, na, -1, 0)
+                        w2, p2, d1, d2, j3, _ = _next_window(c1, c2, j2, w2, p2, zero, optional, mj, mn, ci, na,
+                                                             no_order, zero)
                         if w2 >= 52:
                             break
                         _set_run(runs, 2, w2, p2)
