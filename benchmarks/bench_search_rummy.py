@@ -45,10 +45,10 @@ lines were measured by earlier versions of the search, before racing):
 * ``--only loba --skip-speed --only-bigger`` (960 rounds): search:256 minus search:64
   -0.78 points per round, se 0.88, z -0.89: not significant (matches 35.6% against 37.5%).
 * ``--skip-strength --only loba,continental --games 8 --repeats 3 --parts`` (machine idle):
-  Loba 1.56 ms per decision (``search-full:64`` 2.53 ms, the same decision in 128 of 128
-  states), 7.3 games/s on one thread, 13.5 on two; Continental 1.97 ms (full 3.43 ms, 192 of
-  193 the same), 4.3 and 8.1 games/s. A sampled world 18 / 11 µs, a heuristic rollout 28 /
-  33 µs, a learned rollout 116 / 143 µs (4.2x / 4.4x).
+  Loba 1.67 ms per decision (``search-full:64`` 2.65 ms, the same decision in 128 of 128
+  states), 6.6 games/s on one thread, 12.2 on two; Continental 1.95 ms (full 3.41 ms, 192 of
+  193 the same), 3.9 and 7.1 games/s. A sampled world 20 / 12 µs, a heuristic rollout 30 /
+  35 µs, a learned rollout 129 / 156 µs (4.3x / 4.4x). Runs drift by about 10%.
 """
 from __future__ import annotations
 
