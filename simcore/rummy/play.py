@@ -245,9 +245,11 @@ class _Setup:
         (:func:`cardsim.simcore.run.compile_parts.compile_parts`), argument types as
         :func:`play_round` calls them. The other process compiles the lay-down (the largest
         piece of the decision step), then the rest of the decision step and the search's own
-        step; this one first the search's pieces (so the other finds them cached), then the
-        deal, the turn and the block kernel's small pieces. A first search run takes about
-        15% less wall-clock than with the decision step and search alone there (`python
+        step. This one compiles first what the other meets next, so that it finds them cached
+        (with a search seat the search's pieces, else the decision step's small ones), then
+        the deal, the turn and the block kernel's small pieces, so that the block kernel's
+        own compile (last, alone) has less to do. A first search run takes about 15% less
+        wall-clock than with the decision step and search alone there (`python
         benchmarks/bench_cold_start.py --only play --games loba,continental`)."""
         from numba import typeof, types
 
@@ -257,7 +259,8 @@ class _Setup:
         from cardsim.simcore.rummy.policies import choose_heuristic
         from cardsim.simcore.rummy.search import _sample_world, candidates, match_win_chance, peek_world
 
-        S, i64, u64, yes = typeof(self.round_state()), types.int64, types.uint64, types.boolean
+        st = self.round_state()
+        S, i64, u64, yes = typeof(st), types.int64, types.uint64, types.boolean
         A, MP, LOG, CS = typeof(self.prm), typeof(self.mp), typeof(np.zeros((1, 6), np.int64)), typeof(self.cseat)
         RE = typeof(self.reach)
         deal = (deal_round, (S, i64, i64, i64, i64, A, MP, A, i64, LOG, i64, yes))
@@ -266,11 +269,8 @@ class _Setup:
         decide = (apply_decision, (S, i64, A, MP, CS, RE, u64, LOG, i64, yes))
         laydown = (apply_laydown, (S, i64, A, MP, CS, RE, LOG, i64, yes))
         take = (apply_take, (S, i64, A, MP, u64, LOG, i64, yes))
-        claim = (apply_claim, (S, i64, A, MP, u64, LOG, i64, yes))
+        claim = [(apply_claim, (S, i64, A, MP, u64, LOG, i64, yes))] if self.cseat is not None else []  # else unused
         layoff = (apply_layoff_decision, (S, i64, A, MP, LOG, i64, yes))
-        claim = [claim] if self.cseat is not None else []  # without claims no kernel calls it
-        # the block kernel's small pieces, so that its own compile (last, alone) has less to do
-        st = self.round_state()
         block = [(clear_state, (S,)),
                  (_shuffle, (u64, i64, i64, i64, typeof(st[10]), typeof(self.deck_base), typeof(self.sizes),
                              typeof(self.products))),
