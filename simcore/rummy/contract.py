@@ -226,6 +226,13 @@ def _trios_missing_dp(a1, a2, jokers, k, jcap):
 
 # --------------------------------------------------------------------------- search
 @njit(cache=True, forceinline=True)
+def _comes_after(miss, w, lo_miss, lo_w):
+    """Does an escalera missing ``miss`` cards in window ``w`` come after ``(lo_miss, lo_w)`` in
+    (missing cards, window) order? ``lo_miss = -1``: every escalera does."""
+    return miss > lo_miss or (miss == lo_miss and w >= lo_w)
+
+
+@njit(cache=True, forceinline=True)
 def _first_of_its_hand(pat, have, max_jokers, min_naturals, no_adjacent):
     """Is ``pat`` the first valid joker pattern of its window that leaves this hand? Patterns
     with the same jokers on held slots and as many on missing ones take the same cards and
@@ -243,8 +250,7 @@ def _first_of_its_hand(pat, have, max_jokers, min_naturals, no_adjacent):
 def _next_window(a1, a2, jokers, w, pat, budget, optional, max_jokers, min_naturals, circular, no_adjacent,
                  lo_miss, lo_w):
     """The first escalera choice ``(window, joker pattern) >= (w, pat)`` within ``budget`` missing cards
-    that comes after ``(lo_miss, lo_w)`` in (missing cards, window) order: missing more than
-    ``lo_miss`` cards, or exactly ``lo_miss`` in a window ``>= lo_w`` (``lo_miss = -1``: any).
+    that comes after ``(lo_miss, lo_w)`` in (missing cards, window) order (:func:`_comes_after`).
 
     Returns ``(w, pat, a1, a2, jokers, budget)`` after taking its cards (``w = 52``:
     none left). Missing slots of the window take jokers or missing cards; with
@@ -290,7 +296,7 @@ def _next_window(a1, a2, jokers, w, pat, budget, optional, max_jokers, min_natur
             need = 15 ^ have
             if budget == 0 and not optional:
                 # the only candidate: jokers exactly on the missing slots
-                if (pat <= need and _POP4[need] <= jokers and (0 > lo_miss or (0 == lo_miss and w >= lo_w))
+                if (pat <= need and _POP4[need] <= jokers and _comes_after(np.int64(0), w, lo_miss, lo_w)
                         and _pattern_ok(need, max_jokers, min_naturals, no_adjacent)):
                     b1, b2 = _take(a1, a2, _window_bits(w, have))
                     return w, need, b1, b2, jokers - _POP4[need], 0
@@ -299,7 +305,7 @@ def _next_window(a1, a2, jokers, w, pat, budget, optional, max_jokers, min_natur
                 if optional or (pat & have) == 0:
                     miss = _POP4[need & ~pat]
                     nj = _POP4[pat]
-                    if (miss <= budget and nj <= jokers and (miss > lo_miss or (miss == lo_miss and w >= lo_w))
+                    if (miss <= budget and nj <= jokers and _comes_after(miss, w, lo_miss, lo_w)
                             and _pattern_ok(pat, max_jokers, min_naturals, no_adjacent)
                             and (miss == 0 or _first_of_its_hand(pat, have, max_jokers, min_naturals, no_adjacent))):
                         b1, b2 = _take(a1, a2, _window_bits(w, have & ~pat))
