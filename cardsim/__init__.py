@@ -15,12 +15,16 @@ from __future__ import annotations
 from cardsim.simcore import __version__
 from cardsim.simcore.framework.config import CardsimError, ConfigError
 
-__all__ = ["__version__", "deal", "play", "experiment", "ladder", "balance", "tune", "load", "resume", "Result",
+__all__ = ["__version__", "env", "Env", "deal", "play", "experiment", "ladder", "balance", "tune", "load", "resume", "Result",
            "TableResult",
            "ConfigError", "CardsimError"]
 
 
 def __getattr__(name: str):
+    if name in ("env", "Env"):  # the step interface (cardsim.env), loaded on first use
+        import importlib
+
+        return getattr(importlib.import_module("cardsim.env"), name)
     # the API module loads pandas-side helpers lazily; `import cardsim` itself stays light
     if name in ("deal", "play", "experiment", "ladder", "balance", "tune", "load", "resume", "Result", "TableResult",
                 "api"):

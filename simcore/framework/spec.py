@@ -190,6 +190,9 @@ class GameSpec:
         tables, ``function(run, chunk_id, rules) -> {name: float64[games]}`` (1: the winner
         was not leading at that point, NaN: no such point); they replace the outcomes'
         ``comebacks``. Empty when ``balance`` gives them or the game has none.
+    step : str
+        ``"module:Class"`` of the game's :class:`~cardsim.simcore.framework.step.StepGame`
+        (one decision at a time on the kernels' engine: :mod:`cardsim.env`). Empty: none yet.
     trainer : str
         The module of the game's self-play training of its ``learned`` policy
         (``cardsim train``): it has ``run_training``, ``games_per_iteration`` and
@@ -217,6 +220,7 @@ class GameSpec:
     balance: str = ""
     balance_progress: str = ""
     trainer: str = ""
+    step: str = ""
     throughput: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

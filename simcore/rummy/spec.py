@@ -30,7 +30,7 @@ def _rummy_spec(name: str, title: str, rules_cls, deal: str, play: str, play_rat
                     metrics=_METRICS, options=_OPTIONS, rules_doc=f"docs/rules/{name}.md",
                     ledger=f"{_PACKAGE}.replay:card_ledger",
                     balance=f"{_PACKAGE}.summary:balance_outcomes",
-                    trainer=f"{_PACKAGE}.learned_{name}",
+                    trainer=f"{_PACKAGE}.learned_{name}", step=f"{_PACKAGE}.step:RummyStep",
                     throughput={"deal": 5e5, "play": play_rate})  # per second and core, conservative
 
 

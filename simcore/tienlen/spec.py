@@ -27,6 +27,7 @@ SPEC = GameSpec(
     exact_full=f"{_PACKAGE}.exact:exact_table_full",
     ledger=f"{_PACKAGE}.replay:card_ledger",
     trainer=f"{_PACKAGE}.train",
+    step=f"{_PACKAGE}.step:TienLenStep",
     hands=f"{_PACKAGE}.events:HANDS",
     balance=f"{_PACKAGE}.summary:balance_outcomes",
     balance_progress=f"{_PACKAGE}.replay:balance_progress",

@@ -28,5 +28,6 @@ SPEC = GameSpec(
     balance_progress=f"{_PACKAGE}.replay:balance_progress",
     tables=f"{_PACKAGE}.play:tables",
     trainer=f"{_PACKAGE}.train",
+    step=f"{_PACKAGE}.step:TuSacStep",
     throughput={"deal": 2.5e6, "play": 2e4},  # deals or games per second and core, conservative
 )
