@@ -21,10 +21,10 @@ __all__ = ["__version__", "env", "Env", "deal", "play", "experiment", "ladder", 
 
 
 def __getattr__(name: str):
-    if name in ("env", "Env"):  # the step interface (cardsim.env), loaded on first use
+    if name in ("env", "Env"):  # the step interface (cardsim.step_api), loaded on first use
         import importlib
 
-        return getattr(importlib.import_module("cardsim.env"), name)
+        return getattr(importlib.import_module("cardsim.step_api"), name)
     # the API module loads pandas-side helpers lazily; `import cardsim` itself stays light
     if name in ("deal", "play", "experiment", "ladder", "balance", "tune", "load", "resume", "Result", "TableResult",
                 "api"):

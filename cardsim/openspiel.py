@@ -8,15 +8,15 @@ parameters (a list switch as comma-separated text, a boolean as ``on``/``off`` o
     game = pyspiel.load_game("cardsim_tusac(players=3)")
     pyspiel.random_sim_test(game, num_sims=5, serialize=False, verbose=False)
 
-Each state is a :class:`cardsim.env.Env` (the play kernels' own engine). The game opens
+Each state is a :class:`cardsim.step_api.Env` (the play kernels' own engine). The game opens
 with one chance node that picks the deal: outcome ``i`` (of ``deals``, uniform) is game
 ``i`` of run ``seed`` (the game ``cardsim play GAME --seed seed`` plays as game ``i``);
 every later random event (stock draws, reshuffles) is already fixed by that deal and
 hidden, so the states after it are deterministic. Action ids are
-:mod:`cardsim.env`'s. Information states: the player's own hand plus the public history
-(:meth:`cardsim.env.Env.information_key`); observation tensors:
-:meth:`cardsim.env.Env.observation_vector`. ``resample_from_infostate`` deals every card
-the player cannot see again (:meth:`cardsim.env.Env.resample`), so OpenSpiel's
+:mod:`cardsim.step_api`'s. Information states: the player's own hand plus the public history
+(:meth:`cardsim.step_api.Env.information_key`); observation tensors:
+:meth:`cardsim.step_api.Env.observation_vector`. ``resample_from_infostate`` deals every card
+the player cannot see again (:meth:`cardsim.step_api.Env.resample`), so OpenSpiel's
 ``ISMCTSBot`` can play: it never sees the true hidden cards.
 """
 from __future__ import annotations
@@ -30,7 +30,7 @@ try:
 except ImportError as exc:  # pragma: no cover - the optional extra is missing
     raise ImportError("cardsim.openspiel needs OpenSpiel: pip install 'cardsim[env]'") from exc
 
-import cardsim.env as cenv
+import cardsim.step_api as cenv
 from cardsim.simcore.framework import registry
 from cardsim.simcore.framework.config import rule_text
 
@@ -117,7 +117,7 @@ class CardsimGame(pyspiel.Game):
 
 
 class CardsimState(pyspiel.State):
-    """A state: the opening chance node, then a :class:`cardsim.env.Env`."""
+    """A state: the opening chance node, then a :class:`cardsim.step_api.Env`."""
 
     def __init__(self, game: CardsimGame):
         super().__init__(game)

@@ -8,10 +8,10 @@
 ...     action = None if term or trunc else e.action_space(agent).sample(obs["action_mask"])
 ...     e.step(action)
 
-Each game is :mod:`cardsim.env` underneath, so the kernels' own engine plays it. Agents
+Each game is :mod:`cardsim.step_api` underneath, so the kernels' own engine plays it. Agents
 are ``player_0 .. player_{P-1}`` (seat order); ``agent_selection`` is the seat that must
 decide, out-of-turn claims included, so turns do not simply rotate. The observation is a
-dict: ``observation`` (float32, :meth:`cardsim.env.Env.observation_vector`, layout in the
+dict: ``observation`` (float32, :meth:`cardsim.step_api.Env.observation_vector`, layout in the
 game's ``step`` module) and ``action_mask`` (int8 over the action ids, all zero for an agent
 not to move). Rewards come at the end: each seat's points (rummy: minus its match total).
 ``reset(seed=S)`` starts game 0 of run ``S`` (the game ``cardsim play --seed S`` plays
@@ -30,7 +30,7 @@ try:
 except ImportError as exc:  # pragma: no cover - the optional extra is missing
     raise ImportError("cardsim.pettingzoo needs PettingZoo: pip install 'cardsim[env]'") from exc
 
-import cardsim.env as cenv
+import cardsim.step_api as cenv
 
 #: The largest action space the adapter offers a mask for (a Tiến Lên hand of 16 cards).
 MAX_ACTIONS = 1 << 16
@@ -129,13 +129,13 @@ class CardsimAEC(AECEnv):
 
     @property
     def cardsim_env(self) -> "cenv.Env":
-        """The underlying :class:`cardsim.env.Env` (records, texts, the full observation)."""
+        """The underlying :class:`cardsim.step_api.Env` (records, texts, the full observation)."""
         return self._env
 
 
 def env(game: str, **kwargs) -> CardsimAEC:
     """A PettingZoo AEC environment of ``game`` (``tienlen``, ``tusac``, ``loba``,
     ``continental``); ``rules=`` switch values, ``policy=`` the built-in players (for
-    :meth:`cardsim.env.Env.policy_action` through ``cardsim_env``), ``seed=`` the run,
+    :meth:`cardsim.step_api.Env.policy_action` through ``cardsim_env``), ``seed=`` the run,
     ``render_mode=`` ``"human"`` or ``"ansi"``."""
     return CardsimAEC(game, **kwargs)

@@ -277,21 +277,17 @@ def tune(game: str, switches: Sequence[str], objectives: Sequence[str], constrai
         interval, status (``racing`` = survived, ``eliminated``, ``infeasible``), the round
         it left and why; ``.tables["rounds"]``: the race round by round.
     """
+    import dataclasses
     import json
     import shutil
 
-    import pandas as pd
-
-    from cardsim.analysis.tune import candidate_table, estimates
-    from cardsim.simcore.run.folders import write_study_folder
-    from cardsim.cli.render import _LazyProgress
     from cardsim.simcore.framework.tasks import canonical_policy
     from cardsim.simcore.run import lifecycle
     from cardsim.simcore.run.estimate import MAX_SECONDS, estimate, human_time
-    from cardsim.simcore.run.outpath import check_output_path
+    from cardsim.simcore.run.outpath import check_output_path, refuse_link
     from cardsim.simcore.run.runner import set_threads
     from cardsim.simcore.study.balance import table_options
-    from cardsim.simcore.study.tune import Constraint, Objective, TuneConfig, race, validate
+    from cardsim.simcore.study.tune import Constraint, Objective, TuneConfig, validate
 
     spec = registry.get_spec(game)
     base = _rule_settings(game, rules, rules_file, sets)
@@ -322,15 +318,19 @@ def tune(game: str, switches: Sequence[str], objectives: Sequence[str], constrai
     if per_game * config.budget > MAX_SECONDS and not yes:
         raise ConfigError(f"{len(candidates)} candidates: a budget of {config.budget:,} games would take about "
                           f"{human_time(per_game * config.budget)} on {cores} core(s): lower --budget, or --yes")
-    cache = None
     if resume and out is None:
         raise ConfigError("--resume needs --out PATH")
-    if out is not None:
-        import dataclasses
-
-        out = lifecycle.resolve_out(out)
+    if out is None:
+        return _tune_race(config, candidates, first, None, overwrite, progress, on_round)
+    out = lifecycle.resolve_out(out)
+    with lifecycle.OutputLock(out):  # one race per output: a second `tune --out X` is refused, not mixed in
+        lifecycle.clean_debris(out)
         check_output_path(out, overwrite)
         cache = out.parent / f".{out.name}.partial-tune"
+        refuse_link(cache, f"a race saved by cardsim for {out.name}")  # never followed: it would write there
+        if (cache / "tune.json").is_symlink():
+            raise ConfigError(f"{cache / 'tune.json'} is a link: refusing to use it (remove {cache} if no cardsim "
+                              "run of yours made it)")
         manifest = json.dumps(config.manifest(), sort_keys=True)
         if resume and not (cache / "tune.json").is_file():
             raise ConfigError(f"nothing to resume at {out}: no interrupted race was saved there")
@@ -341,8 +341,24 @@ def tune(game: str, switches: Sequence[str], objectives: Sequence[str], constrai
             shutil.rmtree(cache, ignore_errors=True)
         cache.mkdir(parents=True, exist_ok=True)
         (cache / "tune.json").write_text(manifest)
-        config = dataclasses.replace(config, cache=str(cache))
-    bar = _LazyProgress(progress, f"tune {game} ({len(candidates)} candidates)", config.budget)
+        result = _tune_race(dataclasses.replace(config, cache=str(cache)), candidates, first, out, overwrite,
+                            progress, on_round)
+        shutil.rmtree(cache, ignore_errors=True)  # the race is written: its saved games are not needed
+    return result
+
+
+def _tune_race(config, candidates: list, first, out: Optional[Path], overwrite: bool, progress: bool,
+               on_round: Optional[Callable[[int, int, int], None]]) -> TableResult:
+    """The race of :func:`tune` once its output is checked (and locked, with ``out``):
+    play it, then write the folder."""
+    import pandas as pd
+
+    from cardsim.analysis.tune import candidate_table, estimates
+    from cardsim.cli.render import _LazyProgress
+    from cardsim.simcore.run.folders import write_study_folder
+    from cardsim.simcore.study.tune import race
+
+    bar = _LazyProgress(progress, f"tune {config.game} ({len(candidates)} candidates)", config.budget)
     try:
         def after_round(round_no: int, spent: int, total: int) -> None:
             bar.update(spent, total)
@@ -351,7 +367,7 @@ def tune(game: str, switches: Sequence[str], objectives: Sequence[str], constrai
 
         states, log = race(config, lambda alive, w: estimates(config, alive, w), on_round=after_round)
     except KeyboardInterrupt:
-        if cache is not None:
+        if config.cache is not None:
             raise Interrupted("interrupted; the games played so far are saved: rerun the same command with "
                               "--resume to continue") from None
         raise Interrupted("interrupted; nothing was written") from None
@@ -363,8 +379,7 @@ def tune(game: str, switches: Sequence[str], objectives: Sequence[str], constrai
         s.deals for s in states) * len(first.tables())), grid_games_at_final_deals=int(
         max(s.deals for s in states) * len(states) * len(first.tables())))
     if out is not None:
-        write_study_folder(out, overwrite, "tune", meta, {"candidates": table, "rounds": rounds})
-        shutil.rmtree(cache, ignore_errors=True)  # the race is written: its saved games are not needed
+        write_study_folder(out, overwrite, "tune", meta, {"candidates": table, "rounds": rounds}, locked=True)
     return TableResult({"candidates": table, "rounds": rounds}, meta, out, "candidates")
 
 

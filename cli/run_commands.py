@@ -132,8 +132,10 @@ def play_command(
 @app.command("replay")
 @with_game_options("play")
 def replay_command(
-    game: GameArg,
+    game: Optional[str] = typer.Argument(None, help="game name (see `cardsim games`); optional with --record"),
     index: Optional[int] = typer.Option(None, "--index", "-i", help="game index in the run (0-based)"),
+    record: Optional[Path] = typer.Option(None, "--record", help="replay a game record (JSON, from cardsim.env's "
+                                          "record() or a playtest), checking every action"),
     index_alias: Optional[int] = typer.Option(None, "--game", "-g", hidden=True, help="old name of --index"),
     seed: Optional[str] = typer.Option(None, "--seed", help="the run's seed (or take everything from --run)"),
     run_path: Optional[Path] = typer.Option(None, "--run", help="take seed, rules and policies from this dataset"),
@@ -143,7 +145,13 @@ def replay_command(
     **game_options: Any,
 ) -> None:
     """Print one game move by move (the deal, every play and pass, places, points),
-    exactly as `cardsim play` played it: same seed, same game index, same game."""
+    exactly as `cardsim play` played it: same seed, same game index, same game; or a
+    saved game record (--record FILE), every action checked against the rules."""
+    if record is not None:
+        _replay_record(game, record, index, seed, run_path, policy, sets, rules_file, game_options)
+        return
+    if game is None:
+        raise ConfigError("replay needs a GAME (or --record FILE)")
     spec = registry.get_task(game, "play")
     if not spec.can_replay:
         raise ConfigError(f"replay is not available for {game} yet")
@@ -183,6 +191,25 @@ def replay_command(
         lines = list(spec.replay(run_seed, index, rules, options))
     for line in lines:
         sys.stdout.write(line + "\n")
+
+
+def _replay_record(game, record, index, seed, run_path, policy, sets, rules_file, game_options) -> None:
+    """``replay --record FILE``: the record's game replayed through the step interface."""
+    given = [flag for flag, value in (("--index", index is not None), ("--seed", seed), ("--run", run_path),
+                                      ("--policy", policy), ("--set", sets), ("--rules", rules_file)) if value]
+    given += [option_flag(name) for name in given_options(game_options)]
+    if given:
+        raise ConfigError(f"--record carries the game, rules and moves: drop {', '.join(given)}")
+    from cardsim.step_api import replay_record
+
+    with compiling_notice("record replay"):
+        g = replay_record(game, record)
+    how = f"seed {g.seed}, game {g.index}" if not g.explicit else "an explicit deal"
+    sys.stdout.write(f"record {record.name}: {g.game}, {how}, {len(g.history)} decisions\n")
+    for line in g.log_lines():
+        sys.stdout.write(line + "\n")
+    if not g.done:
+        sys.stdout.write(f"(not finished: seat {g.to_move} to move)\n")
 
 
 def _check_precision_flags(precision, targets, max_n) -> None:

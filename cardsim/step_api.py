@@ -349,6 +349,7 @@ def replay_record(game: Optional[str], source) -> Env:
     if name == "tienlen":
         kwargs["games_per_match"] = data.get("games_per_match", 1)
     g = env(name, **kwargs)
+    g.explicit = "seed" not in data  # a typed-in game: its deal is all there is
     actions = data.get("actions") or []
     if not isinstance(actions, list):
         raise ConfigError("the record's actions must be a list")
