@@ -112,34 +112,21 @@ def lay_meld(s, c, i, okind, opts, orev, hands, table, exp_pts, exp_kinds):
 
 
 @njit(cache=True)
-def start_game(seed, index, prm, g_sizes, g_products, cur, deck, hands, table, discards, locked, exp_pts,
-               exp_kinds, seat, log, log_on):
-    """Deal game ``index`` of run ``seed`` (redeals while a hand is weak), reveal dealt
-    quadruples and set the cursor to the dealer's opening discard. Returns
-    ``(game RNG state, mulligans)``."""
+def hands_from_deck(deck, hands, P):
+    """Deal ``deck``'s first cards: 21 to the dealer (seat 0), then 20 to each other seat."""
+    hands[:, :] = 0
+    for j in range(stock_start(P)):
+        s = 0 if j < DEALER_CARDS else 1 + (j - DEALER_CARDS) // PLAYER_CARDS
+        hands[s, deck[j]] += 1
+
+
+@njit(cache=True)
+def set_up_deal(prm, cur, hands, table, discards, locked, exp_pts, exp_kinds, seat, log, log_on, nl):
+    """The table after the deal of ``hands``: dealt triples (locked under ``trio_lock``),
+    dealt quadruples revealed, the deal records of the log (from row ``nl``), the cursor on
+    the dealer's opening discard."""
     P = prm[P_PLAYERS]
-    nl = 0
-    base = BASE_DECK
-    state = deal_into(seed, index, deck, base, g_sizes, g_products)
     ndealt = stock_start(P)
-    mull = 0
-    while True:
-        hands[:, :] = 0
-        for j in range(ndealt):
-            s = 0 if j < DEALER_CARDS else 1 + (j - DEALER_CARDS) // PLAYER_CARDS
-            hands[s, deck[j]] += 1
-        if prm[P_MULL] == 0 or mull >= MAX_MULLIGANS:
-            break
-        weak = 0
-        for s in range(P):
-            if is_weak(hands[s]):
-                weak |= 1 << s
-        if weak == 0:
-            break
-        nl = log_record(log, nl, log_on, LOG_MULLIGAN, -1, weak, 0, 0, 0)
-        mull += 1
-        copy1(deck, base)
-        state = shuffle_prefix_planned(state, deck, g_sizes, g_products)
     table[:, :] = 0
     discards[:] = 0
     exp_kinds[:, :] = 0
@@ -178,6 +165,34 @@ def start_game(seed, index, prm, g_sizes, g_products, cur, deck, hands, table, d
     cur[C_WTAKE] = -1
     cur[C_WCARD] = -1
     cur[C_NLOG] = nl
+
+
+@njit(cache=True)
+def start_game(seed, index, prm, g_sizes, g_products, cur, deck, hands, table, discards, locked, exp_pts,
+               exp_kinds, seat, log, log_on):
+    """Deal game ``index`` of run ``seed`` (redeals while a hand is weak), reveal dealt
+    quadruples and set the cursor to the dealer's opening discard. Returns
+    ``(game RNG state, mulligans)``."""
+    P = prm[P_PLAYERS]
+    nl = 0
+    base = BASE_DECK
+    state = deal_into(seed, index, deck, base, g_sizes, g_products)
+    mull = 0
+    while True:
+        hands_from_deck(deck, hands, P)
+        if prm[P_MULL] == 0 or mull >= MAX_MULLIGANS:
+            break
+        weak = 0
+        for s in range(P):
+            if is_weak(hands[s]):
+                weak |= 1 << s
+        if weak == 0:
+            break
+        nl = log_record(log, nl, log_on, LOG_MULLIGAN, -1, weak, 0, 0, 0)
+        mull += 1
+        copy1(deck, base)
+        state = shuffle_prefix_planned(state, deck, g_sizes, g_products)
+    set_up_deal(prm, cur, hands, table, discards, locked, exp_pts, exp_kinds, seat, log, log_on, nl)
     return state, mull
 
 
