@@ -58,13 +58,21 @@ def _umask() -> int:
 
 
 def check_report_path(out: Path, overwrite: bool) -> str:
-    """The report format of ``out``; ConfigError for an unknown suffix, a folder, an
-    existing file without ``overwrite`` or a folder that cannot be written."""
+    """The report format of ``out``; ConfigError for an unknown suffix, a folder, a place
+    inside a cardsim dataset or study folder, an existing file without ``overwrite`` or a
+    folder that cannot be written."""
     if out.is_dir():
         raise ConfigError(f"{out} is a folder: give a file name such as {out / 'report.html'}")
     fmt = REPORT_SUFFIXES.get(out.suffix.lower())
     if fmt is None:
         raise ConfigError(f"report file must end in .html or .md, got {str(out)[:200]!r}")
+    from cardsim.simcore.run.outpath import enclosing_dataset
+
+    for form in (out.absolute(), Path(os.path.realpath(out.absolute().parent)) / out.name):
+        inside = enclosing_dataset(form)
+        if inside is not None:  # a stray file there makes every reader call the dataset damaged
+            raise ConfigError(f"refusing to write the report inside the cardsim dataset {inside}: its readers "
+                              "would call it damaged; choose an --out outside it")
     if out.exists() and not overwrite:
         raise ConfigError(f"{out} exists: use --overwrite to replace it")
     existing = figure_files(out) if fmt == "md" and not overwrite else []  # the PNGs it writes beside itself

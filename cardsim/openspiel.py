@@ -21,8 +21,6 @@ the player cannot see again (:meth:`cardsim.step_api.Env.resample`), so OpenSpie
 """
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 try:
@@ -58,16 +56,20 @@ def _defaults(game: str) -> dict:
 
 def _param_text(value) -> str:
     """A switch value as an OpenSpiel string parameter: a list joined with ``+`` (a comma
-    would end the parameter in OpenSpiel's game string), an empty list ``none``."""
+    would end the parameter in OpenSpiel's game string), an empty list ``none``, and a text
+    that starts with a digit (``3-2-1-0``) behind an underscore (``_3-2-1-0``), which
+    OpenSpiel's game-string parser would otherwise read as a malformed number."""
     if isinstance(value, (list, tuple)):
         return "+".join(map(str, value)) if value else "none"
-    return str(value)
+    text = str(value)
+    return "_" + text if text[:1].isdigit() else text
 
 
 def _rule_value(value) -> str:
     """An OpenSpiel parameter value as ``--set`` takes it."""
     if isinstance(value, str):
-        return value.replace("+", ",")
+        return value[1:].replace("+", ",") if value[:2].startswith("_") and value[1:2].isdigit() \
+            else value.replace("+", ",")
     return rule_text(value)
 
 
@@ -168,7 +170,7 @@ class CardsimState(pyspiel.State):
     def resample_from_infostate(self, player_id, probability_sampler):
         """A state ``player_id`` cannot tell from this one, every card it cannot see dealt
         again (the random numbers come from ``probability_sampler``)."""
-        other = copy.deepcopy(self)
+        other = self.clone()
         if self.env is not None and not self.env.done:
             seed = int(probability_sampler() * 2**53)
             other.env = self.env.resample(int(player_id), np.random.default_rng(seed))

@@ -41,6 +41,8 @@ def load_function(ref: str, what: str = "--metric") -> Callable[..., Any]:
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
+    except SystemExit as exc:  # sys.exit() in the file: cardsim would end without a word
+        raise ConfigError(f"{what} {ref}: the file calls sys.exit({shorten_code(exc)}) when imported"[:400]) from None
     except Exception as exc:  # the user's file: report its first line, not a traceback
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         raise ConfigError(f"{what} {ref}: the file fails to import: {type(exc).__name__}: {first}"[:400]) from None
@@ -74,17 +76,33 @@ def custom_metric_frame(refs: list[str], frame) -> "Any":
             array = np.asarray(result)
             if array.ndim == 1 and len(array) == len(frame):
                 values = array
+        except SystemExit as exc:
+            raise _exits(ref, exc) from None
         except Exception:  # not vectorised: fall back to one call per row
             values = None
         if values is None:
             try:
                 values = np.array([function(row) for row in frame.to_dict("records")])
+            except SystemExit as exc:
+                raise _exits(ref, exc) from None
             except Exception as exc:
                 first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
                 raise ConfigError(f"--metric {ref}: the function fails on a game: {type(exc).__name__}: {first}"[:400]) from None
         _check_numbers(ref, values)
         out[name] = values.astype(float)
     return out
+
+
+def shorten_code(exc: SystemExit) -> str:
+    """The argument of a ``sys.exit`` call, short (``""`` for none)."""
+    return "" if exc.code is None else repr(exc.code)[:40]
+
+
+def _exits(ref: str, exc: SystemExit) -> ConfigError:
+    """The error for a metric that calls ``sys.exit`` instead of returning a value: the
+    command would otherwise end with its code and print nothing."""
+    return ConfigError(f"--metric {ref}: the function calls sys.exit({shorten_code(exc)}) instead of returning a "
+                       "value per game"[:400])
 
 
 def _check_numbers(ref: str, values: np.ndarray) -> None:

@@ -124,6 +124,11 @@ class SelfPlaySpec:
 # -- model files -------------------------------------------------------------------------
 
 
+#: Largest weight a model file may hold (the shipped models stay within 1,000): a score
+#: must stay finite whatever the features, or a game could never pick a move.
+MAX_WEIGHT = 1e6
+
+
 def parse_weights(features: tuple[str, ...], text: str, path: str = "model") -> np.ndarray:
     """Weights from the text of a model file (``name value`` lines; ``#`` comments).
 
@@ -143,7 +148,8 @@ def parse_weights(features: tuple[str, ...], text: str, path: str = "model") -> 
     Raises
     ------
     ValueError
-        Naming ``path`` (and the line) for a missing, unknown or repeated feature or a bad number.
+        Naming ``path`` (and the line) for a missing, unknown or repeated feature or a bad
+        number (not finite, or larger than :data:`MAX_WEIGHT` in size).
     """
     values: dict[str, float] = {}
     for n, line in enumerate(text.splitlines(), 1):
@@ -157,6 +163,9 @@ def parse_weights(features: tuple[str, ...], text: str, path: str = "model") -> 
             values[parts[0]] = float(parts[1])
         except ValueError:
             raise ValueError(f"{path}:{n}: expected 'FEATURE VALUE' with a known, new feature, got {line!r}") from None
+        if not abs(values[parts[0]]) <= MAX_WEIGHT:  # nan too: scores of inf or nan never pick a move
+            raise ValueError(f"{path}:{n}: the weight of {parts[0]} is {parts[1]}: weights must be finite numbers "
+                             f"of at most {MAX_WEIGHT:,.0f} in size")
     missing = [f for f in features if f not in values]
     if missing:
         raise ValueError(f"{path}: no weight for {', '.join(missing)}")
@@ -362,12 +371,35 @@ def write_model(spec: SelfPlaySpec, path: Path, state: TrainState, command: str)
     it, then rename)."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # as any file the user writes (mkstemp makes it owner-only)
         with os.fdopen(fd, "w") as fh:
             fh.write(state_text(spec, state, command))
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it and restoring it at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def remove_stale_temporaries(path: Path) -> list[Path]:
+    """Remove the temporary model files (``.NAME.XXXXXXXX.tmp``, :func:`write_model`) that a
+    training run killed while saving left beside ``path``; call while holding its lock."""
+    import glob
+    import re
+
+    pattern = re.compile(re.escape(f".{path.name}.") + r"[A-Za-z0-9_]{8}\.tmp")  # mkstemp's 8 characters
+    removed = []
+    for entry in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        if pattern.fullmatch(entry.name) and (entry.is_file() or entry.is_symlink()):
+            entry.unlink(missing_ok=True)
+            removed.append(entry)
+    return removed
 
 
 def reproduce_command(spec: SelfPlaySpec, seed: int, games: int, out: str = "model.txt") -> str:
@@ -392,6 +424,19 @@ def run_training(spec: SelfPlaySpec, out: Path, seed: int, games: int | None, mi
         raise ConfigError(f"--minutes must be positive, got {minutes}")
     if out.is_dir() or (out.exists() and not out.is_file()) or not out.parent.is_dir():
         raise ConfigError(f"--out {out}: not a usable file path")
+    from cardsim.simcore.run.lifecycle import OutputLock
+
+    with OutputLock(out):  # one training run per model file: it may remove the temporaries of a killed one
+        remove_stale_temporaries(out)
+        return _train_into(spec, out, seed, games, minutes, overwrite, on_iteration)
+
+
+def _train_into(spec: SelfPlaySpec, out: Path, seed: int, games: int | None, minutes: float | None,
+                overwrite: bool, on_iteration: Callable[[TrainState], None] | None) -> tuple[TrainState, int]:
+    """:func:`run_training` once ``out`` is checked and locked."""
+    from cardsim.simcore.framework.config import ConfigError
+
+    per = games_per_iteration(spec)
     state = start_state(spec, seed)
     if out.exists() and not overwrite:
         try:

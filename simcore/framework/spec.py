@@ -192,7 +192,7 @@ class GameSpec:
         ``comebacks``. Empty when ``balance`` gives them or the game has none.
     step : str
         ``"module:Class"`` of the game's :class:`~cardsim.simcore.framework.step.StepGame`
-        (one decision at a time on the kernels' engine: :mod:`cardsim.env`). Empty: none yet.
+        (one decision at a time on the kernels' engine: :func:`cardsim.env` (:mod:`cardsim.step_api`)). Empty: none yet.
     trainer : str
         The module of the game's self-play training of its ``learned`` policy
         (``cardsim train``): it has ``run_training``, ``games_per_iteration`` and

@@ -3,9 +3,9 @@
 Every game package has a ``step.py`` with a subclass of :class:`StepGame`. It keeps the
 engine's state arrays (the same arrays the play kernels use) and calls the engine's own
 ``@njit`` functions to reach the next decision, list its legal choices, apply one and let
-a built-in policy decide: no rule exists twice. :mod:`cardsim.env` wraps a ``StepGame``
+a built-in policy decide: no rule exists twice. :func:`cardsim.env` (:mod:`cardsim.step_api`) wraps a ``StepGame``
 with input checks, records and replays; the PettingZoo and OpenSpiel adapters wrap
-:mod:`cardsim.env`.
+:func:`cardsim.env` (:mod:`cardsim.step_api`).
 
 Action ids
 ----------

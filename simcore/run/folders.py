@@ -86,19 +86,24 @@ def check_folder(folder: str | os.PathLike, datasets: bool = True) -> None:
         raise ConfigError(f"{folder} is damaged: {problems[0]}{more}; run 'cardsim verify {folder}' for details")
 
 
-def write_study_folder(out: Path, overwrite: bool, kind: str, meta: dict, tables: dict) -> None:
+def write_study_folder(out: Path, overwrite: bool, kind: str, meta: dict, tables: dict,
+                       locked: bool = False) -> None:
     """Write a study folder: ``KIND.json`` (``meta``), each ``tables[name]`` as
     ``name.parquet`` and :data:`CHECKSUMS` (last), beside ``out``, then rename it into
-    place under the output's lock (``out`` checked with ``check_output_path`` before)."""
+    place under the output's lock (``out`` checked with ``check_output_path`` before;
+    ``locked``: the caller holds that lock already). A link planted at the temporary
+    folder's name ``.OUT.partial.KIND`` is refused, never followed."""
+    import contextlib
     import shutil
 
     from cardsim.simcore.run import lifecycle
-    from cardsim.simcore.run.outpath import replace_directory
+    from cardsim.simcore.run.outpath import refuse_link, replace_directory
 
-    with lifecycle.OutputLock(out):
+    with contextlib.nullcontext() if locked else lifecycle.OutputLock(out):
         lifecycle.clean_debris(out)
         tmp = out.parent / f".{out.name}.partial.{kind}"
-        shutil.rmtree(tmp, ignore_errors=True)
+        refuse_link(tmp, f"a {kind} folder being written")
+        shutil.rmtree(tmp, ignore_errors=True)  # a killed writer's
         tmp.mkdir(parents=True)
         (tmp / f"{kind}.json").write_text(json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
         for name, frame in tables.items():

@@ -314,6 +314,7 @@ def reopen_run(out: Path, overwrite: bool = False) -> PartialRun:
 
     run = PartialRun.open(out)
     config = RunConfig.from_manifest(run.manifest)  # validates game, task and rules before any work
+    check_models(run.manifest, config)  # before config.manifest(), which reads them
     derived = config.manifest()
     for key in ("n_chunks", "tables"):  # what the chunk loop trusts must follow from the settings
         if run.manifest.get(key) != derived[key]:
@@ -328,6 +329,35 @@ def reopen_run(out: Path, overwrite: bool = False) -> PartialRun:
     except OSError as exc:
         raise RunFailed(f"cannot check the saved parts of {out}: {exc.strerror or exc}") from None
     return run
+
+
+def check_models(manifest: dict[str, Any], config) -> None:
+    """Refuse to go on with a run whose model files (``learned``, ``learned:FILE`` seats)
+    are missing or differ from the ones its manifest recorded when it started: its games
+    would mix two players under the old checksum."""
+    from cardsim.simcore.framework.registry import get_task
+
+    policies = config.options.get("policies") if config.task == "play" else None
+    if not policies:
+        return
+    task = get_task(config.game, config.task)
+    recorded = manifest.get("players") if isinstance(manifest.get("players"), dict) else {}
+    for policy in dict.fromkeys(str(p) for p in policies):
+        if policy != "learned" and not policy.startswith("learned:"):
+            continue
+        key = "learned_model" if policy == "learned" else f"model {policy}"
+        was = recorded.get(key, {}).get("sha256") if isinstance(recorded.get(key), dict) else None
+        then = f"sha256 {was[:12]}... when the run started" if isinstance(was, str) else "no checksum recorded"
+        try:
+            now = task.player_notes({"policies": [policy]})[key]["sha256"]
+        except OSError as exc:
+            raise ConfigError(f"policy {shorten(policy)}: the model file is missing or unreadable "
+                              f"({exc.strerror or shorten(exc)}; {then}): restore it, or start again with "
+                              "--overwrite") from None
+        if now != was:
+            raise ConfigError(f"policy {shorten(policy)}: the model file changed since the run started ({then}, "
+                              f"{now[:12]}... now): its games would mix two players; restore the file, or start "
+                              "again with --overwrite")
 
 
 def execute(run: PartialRun, backend: str = "local", scheduler: str | None = None, workers: int | None = None,
@@ -381,6 +411,9 @@ def commit(run: PartialRun, overwrite: bool = False) -> Path:
     An existing dataset at ``run.out`` is replaced when ``overwrite`` is given or the run
     recorded it when it started (``cardsim resume`` of an interrupted ``--overwrite`` run).
     """
+    from cardsim.simcore.run.runner import RunConfig
+
+    check_models(run.manifest, RunConfig.from_manifest(run.manifest))  # not changed while the chunks ran
     try:
         return run.commit(overwrite=overwrite)
     except OSError as exc:

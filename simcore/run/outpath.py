@@ -18,10 +18,13 @@ from cardsim.simcore.run.layout import (EXPERIMENT_JSON, MANIFEST, MAX_NAME_BYTE
 
 
 def enclosing_dataset(path: Path) -> Path | None:
-    """The cardsim dataset, experiment or unfinished run that ``path`` would be inside, if any."""
+    """The cardsim dataset, experiment, study folder (ladder, balance, tune) or unfinished
+    run that ``path`` would be inside, if any."""
+    from cardsim.simcore.run.folders import is_study_folder
+
     for parent in Path(path).absolute().parents:
         try:
-            if (parent / RUN_JSON).is_file() or (parent / EXPERIMENT_JSON).is_file():
+            if (parent / RUN_JSON).is_file() or (parent / EXPERIMENT_JSON).is_file() or is_study_folder(parent):
                 return parent
             if parent.name.startswith(".") and parent.name.endswith(".partial") and (parent / MANIFEST).is_file():
                 return parent
@@ -77,10 +80,21 @@ def refuse_unusable_location(path: Path) -> None:
 
 
 def check_replaceable(path: Path) -> None:
-    """Refuse to replace ``path`` unless it is a cardsim dataset or experiment, or an empty folder."""
-    ours = (path / RUN_JSON).is_file() or (path / EXPERIMENT_JSON).is_file()
+    """Refuse to replace ``path`` unless it is a cardsim dataset, experiment or study folder
+    (ladder, balance, tune), or an empty folder."""
+    from cardsim.simcore.run.folders import is_study_folder
+
+    ours = (path / RUN_JSON).is_file() or (path / EXPERIMENT_JSON).is_file() or is_study_folder(path)
     if not path.is_dir() or not (ours or not any(path.iterdir())):
-        raise ConfigError(f"refusing to overwrite {path}: it is not a cardsim dataset or experiment")
+        raise ConfigError(f"refusing to overwrite {path}: it is not a cardsim dataset, experiment or study folder")
+
+
+def refuse_link(path: Path, what: str) -> None:
+    """Refuse a link (or a file where a folder belongs) planted at one of cardsim's fixed
+    names beside or inside an output: it is never followed, never removed."""
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        raise ConfigError(f"{path} is not {what} (a link or a file): refusing to use it (remove it if no cardsim "
+                          "run of yours made it, then run again)")
 
 
 def check_output_path(out: str | os.PathLike, overwrite: bool) -> Path:
@@ -114,6 +128,7 @@ def check_output_path(out: str | os.PathLike, overwrite: bool) -> Path:
         if inside is not None:
             raise ConfigError(f"refusing to write inside the cardsim dataset {inside}: "
                               "readers of that dataset would see stray files; choose another --out")
+        refuse_link(partial_path(path), f"an unfinished run of {path.name}")
         if partial_path(path).exists() and not overwrite:
             raise ConfigError(f"an unfinished run exists for {path}: finish it with 'cardsim resume {path}' "
                               "or start again with --overwrite")
@@ -122,19 +137,26 @@ def check_output_path(out: str | os.PathLike, overwrite: bool) -> Path:
     return path
 
 
+def move_aside(dst: Path) -> Path:
+    """Rename ``dst`` (a link is renamed, never followed) to ``.DST.old-*`` beside it and return
+    that name: removed once the replacement is in place, or by
+    :func:`cardsim.simcore.run.lifecycle.clean_debris` after a kill in between."""
+    old = dst.parent / f".{dst.name}.old-{uuid.uuid4().hex[:8]}"
+    dst.rename(old)
+    return old
+
+
 def replace_directory(src: Path, dst: Path, overwrite: bool) -> None:
     """Rename the finished directory ``src`` to ``dst``, replacing an old ``dst`` when allowed.
 
-    The old ``dst`` is first renamed to ``.DST.old-*`` (removed afterwards; a kill in
-    between leaves it for :func:`cardsim.simcore.run.lifecycle.clean_debris`). A symlink
-    at ``dst`` is replaced, never followed into.
+    The old ``dst`` is first renamed to ``.DST.old-*`` (:func:`move_aside`; removed
+    afterwards). A symlink at ``dst`` is replaced, never followed into.
     """
     old = None
     if dst.exists() or dst.is_symlink():
         if not overwrite:
             raise ConfigError(f"output path exists: {dst} (use --overwrite to replace it)")
-        old = dst.parent / f".{dst.name}.old-{uuid.uuid4().hex[:8]}"
-        dst.rename(old)
+        old = move_aside(dst)
     src.rename(dst)
     fsync_dir(dst.parent)
     if old is not None:

@@ -49,7 +49,7 @@ from cardsim.simcore.run.dataset import Dataset, verify  # noqa: F401
 from cardsim.simcore.run.layout import (CHECKSUMS, FORMAT_VERSION, MANIFEST, META_KEY, OVERWRITE_INTENT, RUN_JSON,
                                         _embedded_meta, _json_bytes, file_sha256, fsync_dir, part_name, partial_path,
                                         shorten, write_durably)
-from cardsim.simcore.run.outpath import check_replaceable, remove_path, replace_directory
+from cardsim.simcore.run.outpath import check_replaceable, move_aside, refuse_link, remove_path, replace_directory
 from cardsim.simcore.run.outpath import missing_parent_message  # noqa: F401  (analysis/report.py imports it from here)
 
 
@@ -104,6 +104,10 @@ class PartialRun:
         """Reopen the unfinished run of ``out`` (for ``cardsim resume``)."""
         out = Path(os.path.abspath(out))
         folder = partial_path(out)
+        refuse_link(folder, f"an unfinished run of {out.name}")  # never followed: it would finish another run
+        if (folder / MANIFEST).is_symlink():
+            raise ConfigError(f"{folder / MANIFEST} is a link: refusing to resume through it (remove {folder} if no "
+                              "cardsim run of yours made it)")
         if not (folder / MANIFEST).is_file():
             if (out / RUN_JSON).is_file():
                 raise ConfigError(f"{out} is already complete: nothing to resume")
@@ -114,7 +118,22 @@ class PartialRun:
             raise ConfigError(f"unreadable manifest {folder / MANIFEST}: {shorten(exc)}") from None
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_VERSION or "game" not in manifest:
             raise ConfigError(f"{folder / MANIFEST} is not a cardsim manifest")
-        return cls(out, manifest)
+        run = cls(out, manifest)
+        run.refuse_links()
+        return run
+
+    def refuse_links(self) -> None:
+        """Refuse a link (or a file) at any fixed name of the unfinished run (its table and
+        checksum folders, ``run.json``, the ``--overwrite`` record): resume would write parts
+        through it, or read another run's records."""
+        tables = self.manifest.get("tables")
+        names = [str(t) for t in tables] if isinstance(tables, list) else []
+        for name in (*names, CHECKSUMS):
+            refuse_link(self.dir / name, f"a folder of the unfinished run {self.dir.name}")
+        for name in (RUN_JSON, OVERWRITE_INTENT):
+            if (self.dir / name).is_symlink():
+                raise ConfigError(f"{self.dir / name} is a link: refusing to use it (remove {self.dir} if no cardsim "
+                                  "run of yours made it)")
 
     # -- the destination ----------------------------------------------------------------
     def overwrite_intended(self) -> bool:
@@ -191,10 +210,12 @@ class PartialRun:
             raise ValueError(f"chunk {chunk_id} has tables {sorted(tables)}, expected {self.manifest['tables']}")
         rows = {}
         (self.dir / CHECKSUMS).mkdir(exist_ok=True)
+        refuse_link(self.dir / CHECKSUMS, f"a folder of the unfinished run {self.dir.name}")
         for name in self.manifest["tables"]:
             table = tables[name]
             folder = self.dir / name
             folder.mkdir(exist_ok=True)
+            refuse_link(folder, f"a folder of the unfinished run {self.dir.name}")  # parts never go through a link
             meta = dict(table.schema.metadata or {})
             meta[META_KEY] = self._meta_bytes
             buffer = io.BytesIO()
@@ -298,12 +319,20 @@ class PartialRun:
         with open(self.dir / MANIFEST, "rb") as fh:
             os.fsync(fh.fileno())
         remove_path(self.dir / CHECKSUMS)
-        remove_path(self.dir / OVERWRITE_INTENT)  # recorded in ``overwrite`` above
         for entry in self.dir.iterdir():
             if entry.name.endswith(".tmp"):
                 remove_path(entry)
         fsync_dir(self.dir)
+        old = None
+        if overwrite and (self.out.exists() or self.out.is_symlink()):
+            old = move_aside(self.out)
+        # the recorded --overwrite goes only once the old dataset is out of the way: a kill at
+        # the OUT -> .OUT.old-* rename leaves a run that resume still finishes with --overwrite
+        remove_path(self.dir / OVERWRITE_INTENT)
+        fsync_dir(self.dir)
         replace_directory(self.dir, self.out, overwrite)
+        if old is not None:
+            remove_path(old)
         return self.out
 
     def discard(self) -> None:

@@ -23,6 +23,8 @@ any per-game play metric (``draw``, ``turns``, ``win_seat_0``).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import io
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -34,6 +36,7 @@ import pandas as pd
 from cardsim.simcore.framework.config import ConfigError
 from cardsim.simcore.framework.registry import get_spec
 from cardsim.simcore.framework.spec import resolve_ref
+from cardsim.simcore.run.layout import file_sha256
 from cardsim.simcore.study.balance import (BalanceConfig, BalancePlay, chunk_frames, concat_outcomes,
                                            table_options)
 
@@ -219,28 +222,63 @@ def _cached_chunk(config: TuneConfig, state: CandidateState, table: str, chunk_i
                   play: Callable[[], dict[str, pd.DataFrame]]) -> dict[str, pd.DataFrame]:
     """One chunk's tables: read from ``config.cache`` when an earlier run of the same race
     saved them (the games depend only on the seed and game index), else played and saved
-    (each file written whole, then renamed)."""
-    import hashlib
+    (each file written whole, then renamed; ``N.done`` last, with every file's SHA-256).
+
+    A saved chunk is used only when every file matches its recorded checksum: an edited,
+    truncated or unreadable one (or a ``.done`` without checksums) is played again, as
+    ``cardsim resume`` redoes a damaged part. A link at the candidate's folder is refused.
+    """
+    import json
     from pathlib import Path
+
+    from cardsim.simcore.run.outpath import refuse_link
 
     if config.cache is None:
         return play()
     key = hashlib.sha256(f"{_name(state.values)}|{table}".encode()).hexdigest()[:16]
     folder = Path(config.cache) / key
+    refuse_link(folder, "a folder of the saved race")
     done = folder / f"{chunk_id}.done"
-    if done.is_file():
-        names = done.read_text().split()
-        return {name: pd.read_parquet(folder / f"{chunk_id}.{name}.parquet") for name in names}
+    saved = _saved_chunk(folder, chunk_id, done)
+    if saved is not None:
+        return saved
     tables = play()
     folder.mkdir(parents=True, exist_ok=True)
+    digests = {}
     for name, frame in tables.items():
         tmp = folder / f".{chunk_id}.{name}.parquet.tmp"
+        tmp.unlink(missing_ok=True)  # a killed writer's (or a link): written afresh, never through it
         frame.to_parquet(tmp, index=False)
+        digests[name] = file_sha256(tmp)
         tmp.replace(folder / f"{chunk_id}.{name}.parquet")
     tmp = folder / f".{chunk_id}.done.tmp"
-    tmp.write_text(" ".join(tables) + "\n")
+    tmp.unlink(missing_ok=True)
+    tmp.write_text(json.dumps({"sha256": digests}) + "\n")
     tmp.replace(done)  # last: a chunk counts as saved only when all its tables are
     return tables
+
+
+def _saved_chunk(folder, chunk_id: int, done) -> dict[str, pd.DataFrame] | None:
+    """The tables of a saved chunk, or None when it is missing or any file differs from
+    the checksum its ``.done`` recorded (then the chunk is played again)."""
+    import json
+
+    import pyarrow as pa
+
+    try:
+        digests = json.loads(done.read_text())["sha256"]
+        if not isinstance(digests, dict) or not digests:
+            return None
+        tables = {}
+        for name, digest in digests.items():
+            file = folder / f"{chunk_id}.{name}.parquet"
+            data = file.read_bytes()
+            if hashlib.sha256(data).hexdigest() != digest:
+                return None
+            tables[name] = pd.read_parquet(io.BytesIO(data))
+        return tables
+    except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):  # missing, unreadable, an old format
+        return None
 
 
 def candidate_play(config: TuneConfig, state: CandidateState) -> tuple[BalancePlay, pd.DataFrame]:

@@ -45,7 +45,7 @@ from cardsim.simcore.primitives.bits import highest_bit, lowest_bit, popcount
 from cardsim.simcore.framework.config import param_layout
 from cardsim.simcore.primitives.movelog import log_record
 from cardsim.simcore.tienlen.deal import first_leader, hand_flags_colour, rank_planes, resolve_instant_win
-from cardsim.simcore.tienlen.log import LOG_DEAL, LOG_INSTANT, LOG_LEAD, LOG_OUT, LOG_PASS, LOG_PLAY
+from cardsim.simcore.tienlen.log import LOG_DEAL, LOG_DECLINE, LOG_INSTANT, LOG_LEAD, LOG_OUT, LOG_PASS, LOG_PLAY
 from cardsim.simcore.tienlen.moves import allowed_classes, count_moves, is_bomb_class
 from cardsim.simcore.tienlen.policies import POL_RANDOM, POL_SEARCH, choose
 from cardsim.simcore.tienlen.rules import TienLenRules
@@ -293,9 +293,12 @@ def advance_turn(st, P, log, nl, log_on):
 @njit(cache=True)
 def decide_and_apply(st, hands, P, seat, policy, move, mcls, is_passed, log, nl, log_on):
     """Apply a policy's decision and move the turn on. A repeated pass (a passed player
-    offered a bomb under ``bombs_after_pass`` passes again) is a skipped turn, except
-    for the random policy, whose pass counts have always included it."""
-    if not (mcls < 0 and is_passed and policy != POL_RANDOM):
+    offered a bomb under ``bombs_after_pass`` passes again) is a skipped turn, logged as
+    ``LOG_DECLINE`` (the replay shows the decision), except for the random policy, whose
+    pass counts have always included it."""
+    if mcls < 0 and is_passed and policy != POL_RANDOM:
+        nl = log_record(log, nl, log_on, LOG_DECLINE, st[ST_TURN], 0, 0, 0, 0)
+    else:
         nl = apply_decision(st, hands, seat, st[ST_TURN], move, mcls, log, nl, log_on)
     if st[ST_DONE] == 0:
         nl = advance_turn(st, P, log, nl, log_on)

@@ -13,6 +13,10 @@ kind            seat   payload
 ``LOG_LEAD``    s      -- (a new trick: ``s`` leads)
 ``LOG_OUT``     s      ``a`` = the place ``s`` finished in (1 = first out)
 ``LOG_INSTANT`` s      ``a`` = index into ``INSTANT_WIN_KINDS``
+``LOG_DECLINE`` s      -- (``bombs_after_pass``: ``s`` passed earlier in the trick, holds
+                       a bomb that beats the table, is offered it and passes again;
+                       no pass is counted. A ``random`` seat's repeat is a ``LOG_PASS``,
+                       counted as one)
 ==============  =====  ==========================================================
 """
 from __future__ import annotations
@@ -24,8 +28,8 @@ from cardsim.simcore.tienlen.cards import hand_str
 from cardsim.simcore.tienlen.moves import class_name
 from cardsim.simcore.tienlen.rules import INSTANT_WIN_KINDS
 
-LOG_DEAL, LOG_PLAY, LOG_PASS, LOG_LEAD, LOG_OUT, LOG_INSTANT = range(6)
-LOG_KINDS = ("deal", "play", "pass", "lead", "out", "instant")
+LOG_DEAL, LOG_PLAY, LOG_PASS, LOG_LEAD, LOG_OUT, LOG_INSTANT, LOG_DECLINE = range(7)
+LOG_KINDS = ("deal", "play", "pass", "lead", "out", "instant", "decline")
 #: Records per game: a 26-card hand game has at most ~2 x 52 decisions plus the leads.
 LOG_CAP = 1024
 
@@ -48,6 +52,8 @@ def format_log(log: np.ndarray, n: int, row: dict, players: int, suit_order: str
             lines.append(f"-- trick: seat {seat} leads")
         elif kind == LOG_PASS:
             lines.append(f"seat {seat}: pass")
+        elif kind == LOG_DECLINE:
+            lines.append(f"seat {seat}: declines to bomb (passed earlier in this trick)")
         elif kind == LOG_PLAY:
             chop = " (chop)" if rec[F_C] else ""
             lines.append(f"seat {seat}: {_suits(a, suit_order)}  [{class_name(int(rec[F_B]))}]{chop}")

@@ -64,7 +64,7 @@ from cardsim.simcore.tusac.engine import (C_CARD, C_DRAW, C_LEVEL, C_NLOG, C_NST
 from cardsim.simcore.tusac.log import (LOG_CAP, LOG_DEAL, LOG_DISCARD, LOG_MELD, LOG_MULLIGAN, LOG_QUAD, format_log,
                                        rev_types)
 from cardsim.simcore.tusac.melds import MELD_NAMES
-from cardsim.simcore.tusac.play import FIN_ROWS, POLICIES, _columns, _kernel_args
+from cardsim.simcore.tusac.play import FIN_ROWS, _columns, _kernel_args
 from cardsim.simcore.tusac.policies import DEC_DISCARD, POL_SEARCH, choose, count_discards, legal_discard
 from cardsim.simcore.tusac.rules import P_LOCK, P_PLAYERS
 from cardsim.simcore.tusac.search import determinize
@@ -584,9 +584,5 @@ class TuSacStep(StepGame):
         cols = _columns(self.index, 1, self.players, self.meta[None, :], self.seat[None, :, :])
         row = {k: v[0].item() for k, v in cols.items()}
         lines = format_log(self.log, nl, row, self.players)
-        if not self._finished:
-            lines = lines[:-3]
-        names = [POLICIES[c] for c in self.codes]
-        names = [p if isinstance(p, str) else n for p, n in zip(self.policies, names)]
-        src = f"game {self.index}, seed {self.seed}" if self.seed is not None else f"game {self.index}, explicit deal"
-        return [f"{src}, policies {', '.join(names)}"] + lines
+        # the moves only: ``cardsim replay`` heads them with the game, seed and policies
+        return lines if self._finished else lines[:-3]

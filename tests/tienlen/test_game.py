@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from references import tienlen as ref
-from cardsim.simcore.tienlen.log import LOG_DEAL, LOG_INSTANT, LOG_LEAD, LOG_OUT, LOG_PASS, LOG_PLAY
+from cardsim.simcore.tienlen.log import LOG_DEAL, LOG_DECLINE, LOG_INSTANT, LOG_LEAD, LOG_OUT, LOG_PASS, LOG_PLAY
 from cardsim.simcore.tienlen.play import instant_flags, play_chunk, play_hands, play_logged
 from cardsim.simcore.tienlen.replay import replay_game
 from cardsim.simcore.tienlen.rules import INSTANT_WIN_KINDS, TienLenRules
@@ -133,6 +133,13 @@ def check_game(rules, row, log, first_game, stats):
                     s = (s + 1) % P
             actor = seat
             is_passed = seat in passed and not resets
+            if kind == LOG_DECLINE:  # a passed seat offered a bomb that beats the table passes again
+                assert is_passed and table is not None and rules.bombs_after_pass != "none"
+                assert any(ref.is_bomb(ref.combo(m)[0]) for m in ref.legal_moves(
+                    hands[seat], table, chop_rules=rules.chop_rules, chop_length=rules.chop_length, passed=True,
+                    bombs_after_pass=rules.bombs_after_pass))
+                stats["declined"] = stats.get("declined", 0) + 1
+                continue
             if kind == LOG_PASS:
                 assert table is not None  # a leader never passes
                 if is_passed:

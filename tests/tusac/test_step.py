@@ -66,7 +66,7 @@ def test_log_lines_are_the_replay(settings, policies):
     rules = TuSacRules.from_settings(settings)
     for i in range(3):
         g = play_steps(TuSacStep.new(rules, policies, SEED, i))
-        assert g.log_lines() == replay_game(SEED, i, rules, policies)
+        assert g.log_lines() == replay_game(SEED, i, rules, policies)[1:]  # replay heads it with a title line
 
 
 def test_forced_choices_are_not_decisions():
@@ -155,7 +155,7 @@ def test_deal_round_trips(settings):
         play_steps(h)
         assert h.result() == g.result()
         assert g.deal() == deal  # the deal of the game, whatever was played since
-        assert h.log_lines()[1:] == g.log_lines()[1:]  # all but the title line
+        assert h.log_lines() == g.log_lines()
     if settings.get("mulligan", True):
         assert seen_mulligan
 
