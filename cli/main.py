@@ -19,9 +19,9 @@ ClickException = getattr(typer, "TyperException", None)
 if ClickException is None:  # pragma: no cover
     from click.exceptions import ClickException
 
-from cardsim.cli.app import app
-from cardsim.cli.runs import STATE
-from cardsim.simcore.framework.config import CardsimError, Interrupted
+from cardsim.cli.app import app  # noqa: E402
+from cardsim.cli.runs import STATE  # noqa: E402
+from cardsim.simcore.framework.config import CardsimError, Interrupted  # noqa: E402
 # the command modules register their commands, in the order `cardsim --help` lists them
 from cardsim.cli import (info_commands, run_commands, study_commands, data_commands,  # noqa: F401,E402,I001
                          train_commands)

@@ -21,7 +21,9 @@ from cardsim.simcore.framework.config import ConfigError
 from cardsim.simcore.framework.spec import option_flag
 
 from cardsim.cli.app import app
-from cardsim.cli.params import (YesOpt, ThreadsOpt, SetsOpt, WorkersOpt, SchedulerOpt, RulesFileOpt, QuietOpt, JsonOpt, BackendOpt, GameArg, SeedOpt, PolicyOpt, OutOpt, ResumeOpt, OverwriteOpt, PrecisionOpt, TargetOpt, MaxOpt, MetricOpt)
+from cardsim.cli.params import (BackendOpt, GameArg, JsonOpt, MaxOpt, MetricOpt, OutOpt, OverwriteOpt, PolicyOpt,
+                                PrecisionOpt, QuietOpt, ResumeOpt, RulesFileOpt, SchedulerOpt, SeedOpt, SetsOpt,
+                                TargetOpt, ThreadsOpt, WorkersOpt, YesOpt)
 
 
 @app.command("deal")

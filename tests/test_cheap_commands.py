@@ -48,7 +48,7 @@ def test_lazy_pieces_resolve_and_are_checked():
                     metrics={"play": MetricSpec("games", "cardsim.simcore.tienlen.summary:play_metrics")})
     assert spec.play.game == "tienlen"
     with pytest.raises(TypeError, match="deal.game is 'tusac'"):
-        spec.deal
+        _ = spec.deal
     bad = GameSpec(name="tienlen", title="t", rules_cls=TienLenRules, deal="cardsim.simcore.tienlen.tasks:DEAL",
                    play="cardsim.simcore.tienlen.rules:TienLenRules", summary="json:dumps",
                    metrics={"play": MetricSpec("games", "cardsim.simcore.tienlen.summary:SummaryAccumulator")})

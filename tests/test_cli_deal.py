@@ -1,7 +1,6 @@
 """The deal command end to end: reproducibility, dataset contract, bad input."""
 import json
 import os
-from pathlib import Path
 
 import pandas as pd
 import pyarrow.parquet as pq

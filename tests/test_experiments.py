@@ -4,7 +4,6 @@ import json
 import math
 import re
 from html.parser import HTMLParser
-from pathlib import Path
 
 import numpy as np
 import pandas as pd

@@ -102,7 +102,7 @@ def test_a_planted_temporary_symlink_is_neither_written_through_nor_renamed_onto
     victim.write_text("keep me")
     out = tmp_path / f"report{suffix}"
     (tmp_path / f".{out.name}.tmp").symlink_to(victim)
-    (tmp_path / f".report-fig1.png.tmp").symlink_to(victim)
+    (tmp_path / ".report-fig1.png.tmp").symlink_to(victim)
     code, _, err = run(capsys, "report", deal_run, "--out", out)
     assert code == 0, err
     assert victim.read_text() == "keep me"

@@ -13,7 +13,6 @@ import os
 import stat
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 

@@ -14,7 +14,10 @@ import dataclasses
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping
+
+if TYPE_CHECKING:  # annotations only: the rules load without numpy
+    import numpy
 
 
 class CardsimError(Exception):
@@ -190,7 +193,7 @@ class Rules:
     def validate(self) -> None:
         """Cross-switch checks; raise :class:`ConfigError`. Override in subclasses."""
 
-    def encode_params(self, layout: Mapping[str, int], extras: Mapping[str, int] | None = None) -> "np.ndarray":
+    def encode_params(self, layout: Mapping[str, int], extras: Mapping[str, int] | None = None) -> "numpy.ndarray":
         """The int64 parameter vector of a :func:`param_layout`: switches encoded by
         :meth:`Switch.encode`, extras (run options) given as integers."""
         import numpy as np

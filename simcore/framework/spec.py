@@ -263,7 +263,7 @@ class GameSpec:
         for piece in ("deal", "play", "summary"):
             getattr(self, piece)
         for metric in self.metrics.values():
-            metric.function
+            _ = metric.function  # imports it: a missing function fails here
         for piece in ("exact", "exact_full", "ledger", "tables", "balance", "balance_progress"):
             ref = getattr(self, piece)
             if ref and not callable(resolve_ref(ref)):

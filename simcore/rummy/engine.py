@@ -152,7 +152,7 @@ def round_points(st, prm, s):
 @njit(cache=True, _nrt=False)
 def finish_round(st, prm, seatout, info, log, nl, log_on):
     """Log the end of the round and fill ``seatout[3, P]`` (claims, down, points) and ``info[5]``."""
-    h1, h2, hj, seat, sv = st[0], st[1], st[2], st[3], st[11]
+    seat, sv = st[3], st[11]
     P = prm[P_PLAYERS]
     went_out = sv[V_WENT_OUT]
     closed1 = 0

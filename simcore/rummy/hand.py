@@ -75,7 +75,7 @@ def improves(a1, a2, j, card, d, k, m, mp):
 @njit(cache=True, _nrt=False, forceinline=True)
 def forget_played(st, p):
     """Known cards of seat ``p`` that it no longer holds are no longer known."""
-    h1, h2, hj, seat, seen = st[0], st[1], st[2], st[3], st[4]
+    h1, h2, hj, seen = st[0], st[1], st[2], st[4]
     for c in range(53):
         if seen[p, c] > 0:
             seen[p, c] = min(seen[p, c], count_of(h1[p], h2[p], hj[p], c))

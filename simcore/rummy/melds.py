@@ -42,7 +42,6 @@ def _trio_best(a1, a2, jokers, k, max_jokers, min_naturals, absorb, tr_t, tr_j):
     if k <= 0:
         return 0
     jcap = min(max_jokers, 3 - min_naturals)
-    nmin = 3 - jcap
     JJ = min(jokers, k * jcap, 9)
     val = np.full((4, 10), -1, np.int64)
     back = np.zeros((13, 4, 10), np.int64)  # encoded (t_r * 16 + jj) * 16 + previous jokers... see below

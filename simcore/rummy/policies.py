@@ -49,8 +49,8 @@ from cardsim.simcore.rummy.contract import contract_ok
 from cardsim.simcore.rummy.engine import distance, improves, layable, n_cards, nth_card, count_of
 from cardsim.simcore.rummy.melds import LAY_NO, lay_off
 from cardsim.simcore.rummy.state import (F_DIST, F_DOWN, F_TOTAL, LO_GREEDY, LO_STOP, P_PENALTY, P_PLAYERS, PH_CLAIM,
-                                         PH_DISCARD, PH_LAYDOWN, PH_LAYOFF, PH_TAKE, V_ASK, V_K, V_LIVE, V_M, V_NM,
-                                         V_NPILE, V_OUT_AT_ONCE, V_P, V_PHASE, V_ROUNDS_LEFT, V_SP, V_TOP)
+                                         PH_LAYDOWN, PH_LAYOFF, PH_TAKE, V_K, V_M, V_NM,
+                                         V_NPILE, V_OUT_AT_ONCE, V_PHASE, V_ROUNDS_LEFT, V_SP, V_TOP)
 
 POLICIES = ("random", "heuristic", "search", "learned")
 POL_RANDOM, POL_HEURISTIC, POL_SEARCH, POL_LEARNED = 0, 1, 2, 3

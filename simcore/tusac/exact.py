@@ -86,9 +86,9 @@ def p_both_weak(n1, n2):
     def mul(a, b):
         out = {}
         for (i, j), x in a.items():
-            for (k, l), y in b.items():
-                if i + k <= n1 and j + l <= n2:
-                    add(out, i + k, j + l, x * y)
+            for (k, m), y in b.items():
+                if i + k <= n1 and j + m <= n2:
+                    add(out, i + k, j + m, x * y)
         return out
 
     def pair_poly(t):

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    import numpy
 
 from cardsim.simcore.framework.config import ConfigError, Rules, Switch, param_layout
 
@@ -166,6 +169,6 @@ PRIO_TAIWANESE = PRIORITIES.index("taiwanese")
 TSTEAL_PAIR = TRIPLE_STEALS.index("pair")
 
 
-def kernel_params(rules: TuSacRules) -> "np.ndarray":
+def kernel_params(rules: TuSacRules) -> "numpy.ndarray":
     """Rules as the kernel's int64 parameter vector (layout :data:`PARAM_LAYOUT`)."""
     return rules.encode_params(PARAM_LAYOUT)

@@ -44,7 +44,7 @@ from cardsim.simcore.primitives.arrays import copy1, copy2
 from cardsim.simcore.primitives.movelog import LOG_WIDTH
 from cardsim.simcore.primitives.rng import next_u64, randbelow
 from cardsim.simcore.tusac.cards import N_TYPES
-from cardsim.simcore.tusac.claims import MAX_OPTS, N_KINDS
+from cardsim.simcore.tusac.claims import MAX_OPTS
 from cardsim.simcore.tusac.engine import (C_CARD, C_DRAW, C_NLOG, C_NSTOCK, C_PHASE, C_WINNER, C_WSCORE,
                                           N_CUR, N_SEAT, PH_CLAIM, advance, pending_decision, stock_start)
 from cardsim.simcore.tusac.policies import (DEC_TAKE, N_FEATURES, POL_HEURISTIC, POL_LEARNED, best_discard,

@@ -4,7 +4,6 @@ random policy's claims."""
 from collections import Counter
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import cardsim.simcore.framework.registry as registry

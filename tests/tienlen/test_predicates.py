@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+from cardsim.simcore.framework.config import ConfigError
 from cardsim.simcore.tienlen.cards import parse_cards
 from cardsim.simcore.tienlen.deal import (
     FLAG_BOMB_DOUBLE_SEQUENCE,
@@ -128,7 +129,7 @@ def test_suit_order_changes_names_colours_and_the_first_leader():
     assert hand_flags_colour(np.uint64(black), np.uint64(mixed.black_mask())) >> 5 & 1
     assert not hand_flags(np.uint64(black)) >> 5 & 1  # the default order would read them as mixed
     assert bin(mixed.black_mask()).count("1") == 26
-    with pytest.raises(Exception):
+    with pytest.raises(ConfigError):
         TienLenRules.from_settings({"suit_order": "SSDH"})
 
 

@@ -238,10 +238,10 @@ def test_replay_matches_the_chunk_row():
         w = int(cols["winner"][i])
         if w >= 0:
             assert f"winner seat {w}: {cols['winner_points'][i]} points" in lines[-3]
-            assert any(l.startswith(f"seat {w} wins on") for l in lines)
+            assert any(line.startswith(f"seat {w} wins on") for line in lines)
         else:
             assert lines[-2] == "no winner"
-        draws = sum(" draws " in l for l in lines)
+        draws = sum(" draws " in line for line in lines)
         assert draws == 112 - 81 - int(cols["stock_left"][i])
 
 

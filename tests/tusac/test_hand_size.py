@@ -6,7 +6,6 @@ cards hidden, or nothing) is not offered; a drawn General its drawer cannot keep
 is discarded as drawn."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from cardsim.simcore.tusac.claims import claim_case
