@@ -24,7 +24,7 @@ from cardsim.cli.runs import STATE  # noqa: E402
 from cardsim.simcore.framework.config import CardsimError, Interrupted  # noqa: E402
 # the command modules register their commands, in the order `cardsim --help` lists them
 from cardsim.cli import (info_commands, run_commands, study_commands, data_commands,  # noqa: F401,E402,I001
-                         train_commands)
+                         train_commands, plan_commands, playtest_commands)
 
 
 _METAVARS = {"int": "N", "float": "X", "path": "PATH", "bool": ""}

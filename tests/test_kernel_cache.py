@@ -94,3 +94,21 @@ def test_under_numba_cache_dir_only_cardsims_kernels_are_dropped(tmp_path, monke
     assert kernel_cache.check(root)
     assert not mine.exists() and theirs.exists()
     assert (cache / kernel_cache.MARKER).read_text().strip() == kernel_cache.source_digest(root)
+
+
+def test_the_check_reaches_numbas_own_cache_dir_layout(tmp_path):
+    """Under ``NUMBA_CACHE_DIR`` Numba (0.60+) keeps a folder ``NAME_<sha1 of its path>`` per
+    source folder; the check must find the kernels there too (it once looked only for a
+    mirrored ``simcore`` path and dropped nothing)."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "CARDSIM_KEEP_KERNEL_CACHE"}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "cache")
+    root = tmp_path / "src" / "simcore"
+    root.mkdir(parents=True)
+    (root / "callee.py").write_text(CALLEE.format(1))
+    (root / "caller.py").write_text(CALLER)
+    assert run(root, "check", env) == 101
+    assert kernel_cache.cache_files(root, env["NUMBA_CACHE_DIR"])
+    (root / "callee.py").write_text(CALLEE.format(2) + "# edited\n")
+    assert run(root, "check", env) == 102

@@ -38,12 +38,22 @@ def source_digest(root: Path = SIMCORE) -> str:
     return h.hexdigest()
 
 
+def _flat_names(root: Path) -> set[str]:
+    """The folder names Numba 0.60+ gives ``root``'s source folders under ``NUMBA_CACHE_DIR``:
+    ``NAME_<sha1 of the folder's full path>`` (one flat folder per source folder)."""
+    folders = [root, *(p for p in root.rglob("*") if p.is_dir() and p.name != "__pycache__")]
+    return {f"{d.name}_{hashlib.sha1(str(d).encode()).hexdigest()}" for d in folders}
+
+
 def cache_files(root: Path = SIMCORE, cache_dir: str | None = None) -> list[Path]:
     """cardsim's cached kernels: below ``root``'s ``__pycache__`` folders, or below
-    ``cache_dir`` (``NUMBA_CACHE_DIR``) in folders under a ``simcore`` folder."""
+    ``cache_dir`` (``NUMBA_CACHE_DIR``): in the flat ``NAME_<hash>`` folders of ``root``'s
+    source folders, or (older Numba) in folders that mirror the path under a ``simcore`` folder."""
     if cache_dir:
         base = Path(cache_dir)
-        return [p for p in base.rglob("*.nb[ic]") if "simcore" in p.relative_to(base).parts[:-1]]
+        flat = _flat_names(root)
+        return [p for p in base.rglob("*.nb[ic]")
+                if "simcore" in p.relative_to(base).parts[:-1] or p.parent.name in flat]
     return list(root.rglob("__pycache__/*.nb[ic]"))
 
 
