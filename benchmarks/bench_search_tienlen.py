@@ -20,7 +20,7 @@ import numpy as np
 
 from cardsim.simcore.tienlen.play import deal_with_state, kernel_params, play_chunk, seat_weights
 from cardsim.simcore.tienlen.rules import TienLenRules
-from cardsim.simcore.tienlen.search import _decide, search_position
+from cardsim.simcore.tienlen.probes import decide_kernel, search_position
 
 
 def positions(rules, budget, wanted, seed=2024):
@@ -44,7 +44,7 @@ def time_decisions(rules, budget, pos):
     prm = kernel_params(rules)
     st, hands, srng, opp_ll = pos[0]
     wts = seat_weights(None, rules.players)
-    _decide(st.copy(), hands.copy(), prm, np.int64(budget), np.uint64(srng), opp_ll.copy(), wts)  # compile / load cache
+    decide_kernel(st.copy(), hands.copy(), prm, np.int64(budget), np.uint64(srng), opp_ll.copy(), wts)  # compile / load cache
     searched_time = 0.0
     searched_cpu = 0.0
     rollouts = 0
@@ -53,7 +53,7 @@ def time_decisions(rules, budget, pos):
     for st, hands, srng, opp_ll in pos:
         st, hands, opp_ll = st.copy(), hands.copy(), opp_ll.copy()
         t, c = time.perf_counter(), time.thread_time()
-        used = _decide(st, hands, prm, np.int64(budget), np.uint64(srng), opp_ll, wts)[3]
+        used = decide_kernel(st, hands, prm, np.int64(budget), np.uint64(srng), opp_ll, wts)[3]
         dt, dc = time.perf_counter() - t, time.thread_time() - c
         if used:
             searched += 1

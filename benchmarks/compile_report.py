@@ -7,7 +7,7 @@ Runs the ``cardsim`` command in this process on an empty cache (give ``NUMBA_CAC
 a new folder) and listens to Numba's public ``numba:compile`` event. Seconds are
 inclusive (a kernel's time includes the callees it compiles); ``self`` subtracts them.
 Rummy first runs compile part of the tree in a helper process
-(:mod:`cardsim.simcore.run.compile_parts`) that this report does not see: add
+(:mod:`cardsim.simcore.primitives.compile_parts`) that this report does not see: add
 ``CARDSIM_COMPILE_PROCESSES=1`` to list the whole tree in this process.
 """
 from __future__ import annotations

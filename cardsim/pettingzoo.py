@@ -15,7 +15,8 @@ dict: ``observation`` (float32, :meth:`cardsim.step_api.Env.observation_vector`,
 game's ``step`` module) and ``action_mask`` (int8 over the action ids, all zero for an agent
 not to move). Rewards come at the end: each seat's points (rummy: minus its match total).
 ``reset(seed=S)`` starts game 0 of run ``S`` (the game ``cardsim play --seed S`` plays
-first); each later ``reset()`` the run's next game. ``render()`` prints the acting seat's
+first); each later ``reset()`` the run's next game (a game decided at the deal, a Tiến Lên
+instant win, has no decision for anyone and is passed over). ``render()`` prints the acting seat's
 view as text.
 """
 from __future__ import annotations
@@ -50,7 +51,7 @@ class CardsimAEC(AECEnv):
         self.render_mode = render_mode
         self.metadata = dict(self.metadata, name=f"cardsim_{game}_v0")
         self._run_seed = int(seed)
-        self._index = 0
+        self._index = -1
         self._env = cenv.env(game, seed=self._run_seed, index=0, rules=self.rules_settings, policy=policy)
         if self._env.num_actions > MAX_ACTIONS:
             raise cenv.ConfigError(f"{game} with these rules has {self._env.num_actions:,} action ids; the PettingZoo "
@@ -63,7 +64,7 @@ class CardsimAEC(AECEnv):
             a: spaces.Dict({"observation": spaces.Box(-1e6, 1e6, (size,), np.float32),
                             "action_mask": spaces.Box(0, 1, (n,), np.int8)}) for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
-        self._start()
+        self.reset(seed=None if seed is None else int(seed))
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -88,6 +89,10 @@ class CardsimAEC(AECEnv):
             self._index += 1
         self._env = cenv.env(self.game, seed=self._run_seed, index=self._index, rules=self.rules_settings,
                              policy=self.policy)
+        while self._env.done:  # decided at the deal (a Tiến Lên instant win): nobody acts, the next game
+            self._index += 1
+            self._env = cenv.env(self.game, seed=self._run_seed, index=self._index, rules=self.rules_settings,
+                                 policy=self.policy)
         self._start()
 
     def observe(self, agent):

@@ -1,5 +1,5 @@
 """A first run compiles independent parts of a game's kernels in two processes
-(:mod:`cardsim.simcore.run.compile_parts`). The parts must be the very kernels and
+(:mod:`cardsim.simcore.primitives.compile_parts`). The parts must be the very kernels and
 argument types the run's entry kernel compiles (otherwise the helper's work is wasted and
 nothing says so) and they compile once per cache. That the two-process path gives the
 same data is the goldens' job: they run it on a 2-CPU machine."""

@@ -30,11 +30,11 @@ def test_every_game_offers_the_oracle_but_never_by_default(game):
 
 
 def test_the_kernels_see_an_oracle_seat_as_a_search_seat_with_a_negative_budget():
-    from cardsim.simcore.tienlen.play import _policy_arrays
+    from cardsim.simcore.tienlen.play import policy_arrays
     from cardsim.simcore.tienlen.policies import POL_SEARCH
 
     policies = ["oracle:16", "search:32", "heuristic", "random"]
-    codes, budgets = _policy_arrays(policies, 4)
+    codes, budgets = policy_arrays(policies, 4)
     assert list(codes[:2]) == [POL_SEARCH, POL_SEARCH]
     assert list(budgets) == [-16, 32, 0, 0]
     assert list(peeking_seats(policies, 4)) == [True, False, False, False]
@@ -46,7 +46,7 @@ def test_the_kernels_see_an_oracle_seat_as_a_search_seat_with_a_negative_budget(
 def test_tienlen_oracle_decisions_follow_the_hidden_cards():
     from cardsim.simcore.tienlen.play import deal_with_state
     from cardsim.simcore.tienlen.rules import TienLenRules
-    from cardsim.simcore.tienlen.search import decide, search_position
+    from cardsim.simcore.tienlen.probes import decide, search_position
     from tienlen.test_search import permuted_opponents
 
     rules = TienLenRules()

@@ -23,7 +23,7 @@ from pathlib import Path
 
 SIMCORE = Path(__file__).resolve().parent.parent
 MARKER = "cardsim-kernels.sha256"
-#: the record of kernels compiled ahead (:mod:`cardsim.simcore.run.compile_parts`), kept beside the marker
+#: the record of kernels compiled ahead (:mod:`cardsim.simcore.primitives.compile_parts`), kept beside the marker
 PARTS_RECORD = "cardsim-compiled-parts.txt"
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.run.blocks import block_bounds, run_blocks
+from cardsim.simcore.primitives.blocks import block_bounds, run_blocks
 from cardsim.simcore.primitives.rng import game_key, randbelow, shuffle_plan_host, shuffle_prefix_planned
 from cardsim.simcore.rummy.cards import add_card, make_deck
 from cardsim.simcore.rummy.melds import contract_ok

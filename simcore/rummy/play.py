@@ -58,8 +58,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.run.blocks import run_blocks
-from cardsim.simcore.run.compile_parts import compile_parts
+from cardsim.simcore.primitives.blocks import run_blocks
+from cardsim.simcore.primitives.compile_parts import compile_parts
 from cardsim.simcore.primitives.rng import game_key, search_key, shuffle_plan_host, shuffle_prefix_planned
 from cardsim.simcore.rummy.cards import make_deck
 from cardsim.simcore.rummy.engine import advance, apply_decision, deal_round, finish_round, reach_markers
@@ -119,7 +119,7 @@ def _play_block(st, seed, start, g0, count, prm, mp, rk, rm, rh, pol, bud, cseat
     ``g*R .. g*R+R-1`` of ``info[:, N_INFO]`` / ``seatout[:, N_SEAT, P]``; returns the move
     log's row count (one game when ``log_on``). ``st``: a round state of the block's own
     (:func:`new_state`), cleared for every game. GIL released:
-    :func:`cardsim.simcore.run.blocks.run_blocks` runs blocks on threads. The game loop is
+    :func:`cardsim.simcore.primitives.blocks.run_blocks` runs blocks on threads. The game loop is
     written out here rather than in a kernel of its own: every kernel level compiles the
     whole engine again (see docs/architecture.md); no reference counting in the loop (the
     caller allocates)."""
@@ -242,7 +242,7 @@ class _Setup:
 
     def kernel_parts(self):
         """The play kernels' independent parts for a first run's two processes
-        (:func:`cardsim.simcore.run.compile_parts.compile_parts`), argument types as
+        (:func:`cardsim.simcore.primitives.compile_parts.compile_parts`), argument types as
         :func:`play_round` calls them. The other process compiles the lay-down (the largest
         piece of the decision step), then the rest of the decision step and the search's own
         step. This one compiles first what the other meets next, so that it finds them cached

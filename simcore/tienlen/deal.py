@@ -7,7 +7,7 @@ give each seat ``cards_per_player`` cards (see :mod:`simcore.primitives.maskdeal
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.run.blocks import block_bounds, run_blocks
+from cardsim.simcore.primitives.blocks import block_bounds, run_blocks
 from cardsim.simcore.primitives.bits import popcount
 from cardsim.simcore.primitives.maskdeal import deal_groups, split_plan
 from cardsim.simcore.primitives.rng import game_key

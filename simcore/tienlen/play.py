@@ -35,7 +35,7 @@ import functools
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.run.blocks import run_blocks
+from cardsim.simcore.primitives.blocks import run_blocks
 from cardsim.simcore.primitives.movelog import LOG_WIDTH
 from cardsim.simcore.primitives.rng import search_key
 from cardsim.simcore.framework.tasks import seat_budgets
@@ -138,7 +138,7 @@ def policy_codes(policies, players: int) -> np.ndarray:
     return _policy_codes(policies, players, POLICIES)
 
 
-def _policy_arrays(policies, players: int):
+def policy_arrays(policies, players: int):
     """Policy codes and search budgets per seat; budgets are ``None`` when no seat
     searches, so that the kernels compiled for such runs leave the search out."""
     pol = policy_codes(policies, players)
@@ -207,7 +207,7 @@ def play_chunk(seed: int, start: int, count: int, rules: TienLenRules, policies,
     if start % K:
         raise ValueError(f"chunk start {start} is not a match boundary (games_per_match={K})")
     prm = kernel_params(rules, K)
-    pol, budgets = _policy_arrays(policies, rules.players)
+    pol, budgets = policy_arrays(policies, rules.players)
     wts = seat_weights(weights, rules.players, policies)
     plan, leaf = deal_plan(rules.players, rules.cards_per_player)
     n_matches = -(-count // K)
@@ -233,7 +233,7 @@ def play_logged(seed: int, start: int, count: int, rules: TienLenRules, policies
     if start % K:
         raise ValueError("start must be a match boundary")
     prm = kernel_params(rules, K)
-    pol, budgets = _policy_arrays(policies, rules.players)
+    pol, budgets = policy_arrays(policies, rules.players)
     wts = seat_weights(None, rules.players, policies)
     plan, leaf = deal_plan(rules.players, rules.cards_per_player)
     meta = np.zeros((count, N_META), np.int16)
@@ -274,7 +274,7 @@ def play_hands(hands, rules: TienLenRules, policies, first: bool = True, prev_wi
     if len(masks) != rules.players:
         raise ValueError(f"need {rules.players} hands")
     prm = kernel_params(rules, 1)
-    pol, budgets = _policy_arrays(policies, rules.players)
+    pol, budgets = policy_arrays(policies, rules.players)
     wts = seat_weights(None, rules.players, policies)
     meta = np.zeros((1, N_META), np.int16)
     seat = np.zeros((1, N_SEAT, rules.players), np.int16)

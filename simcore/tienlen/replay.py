@@ -69,7 +69,7 @@ def balance_progress(run, chunk_id: int, rules) -> dict[str, np.ndarray]:
     """
     from cardsim.simcore.tienlen.log import LOG_OUT
 
-    from cardsim.simcore.run.blocks import run_blocks
+    from cardsim.simcore.primitives.blocks import run_blocks
 
     start, count = run.chunk_range(chunk_id)
     K = int(run.options.get("games_per_match", 1))

@@ -60,11 +60,11 @@ from cardsim.simcore.framework.tasks import PLAIN_FLAG
 from cardsim.simcore.primitives.bits import popcount
 from cardsim.simcore.primitives.movelog import LOG_WIDTH
 from cardsim.simcore.primitives.rng import next_u64, shuffle_prefix
-from cardsim.simcore.tienlen.engine import (N_META, N_SEAT, P_PLAYERS, P_SCORING, RUN_DONE, SCORING_PER_CARD,
+from cardsim.simcore.tienlen.engine import (N_SEAT, P_PLAYERS, P_SCORING, SCORING_PER_CARD,
                                             ST_ACTIVE, ST_FLOOR, ST_NCARDS, ST_PLACE, ST_PLAYED, ST_REQ, ST_SIZE,
                                             ST_TABLE_CLS, ST_TURN, decide_and_apply, opponents_min, run_turns,
-                                            seat_points, start_game, turn_options)
-from cardsim.simcore.tienlen.moves import N_CLASSES, count_moves, unrank_move
+                                            seat_points, turn_options)
+from cardsim.simcore.tienlen.moves import count_moves, unrank_move
 from cardsim.simcore.tienlen.policies import (GOES_OUT, POL_GREEDY, POL_HEURISTIC, POL_RANDOM, POL_SEARCH, _eval,
                                               choose, choose_greedy, choose_heuristic, heuristic_candidates,
                                               pass_value, play_value)
@@ -376,114 +376,3 @@ def decide_pending(st, hands, prm, pol, budgets, wts, rng, srng, opp_ll, observe
                                 ccls, srng, opp_ll)
     nl = decide_and_apply(st, hands, P, seat, p, move, mcls, is_passed, log, nl, log_on)
     return rng, srng, nl
-
-
-# ----------------------------------------------------------------------------------
-# positions for tests and benchmarks
-# ----------------------------------------------------------------------------------
-
-@njit(cache=True)
-def _position(given, first, prev_winner, prm, pol, budgets, wts, seat, nth, srng, st, hands, opp_ll):
-    """Play from ``given`` hands until the ``nth`` (0-based) decision of ``seat`` (a
-    ``search`` seat; the search decides the earlier ones). Fills ``st``/``hands`` and
-    the seats' model log-likelihoods ``opp_ll``; returns whether the position was
-    reached and the search stream's state there."""
-    P = prm[P_PLAYERS]
-    hands[:] = 0
-    hands[:given.shape[0]] = given
-    flags = np.zeros(8, np.int64)
-    meta = np.zeros(N_META, np.int16)
-    seat_stats = np.zeros((N_SEAT, P), np.int16)
-    log = np.zeros((1, LOG_WIDTH), np.int64)
-    acls = np.zeros(N_CLASSES, np.int64)
-    amin = np.zeros(N_CLASSES, np.int64)
-    counts = np.zeros(N_CLASSES, np.int64)
-    cand = np.zeros(512, np.uint64)
-    ccls = np.zeros(512, np.int64)
-    start_game(hands, first, prev_winner, prm, st, flags, meta, seat_stats, log, np.bool_(False))
-    k = 0
-    rng = _U0
-    observe = any_fitted(pol, budgets)
-    while True:
-        outcome, rng, nl = run_turns(st, hands, prm, pol, wts, rng, seat_stats, log, np.int64(0), np.bool_(False),
-                                     acls, amin, counts, cand, ccls, np.int64(-1), observe)
-        if outcome == RUN_DONE:
-            return False, srng
-        turn = st[ST_TURN]
-        if turn == seat and pol[turn] == POL_SEARCH:
-            if k == nth:
-                return True, srng
-            k += 1
-        rng, srng, nl = decide_pending(st, hands, prm, pol, budgets, wts, rng, srng, opp_ll, observe, seat_stats,
-                                       log, np.int64(0), np.bool_(False), acls, amin, counts, cand, ccls)
-
-
-@njit(cache=True)
-def _decide(st, hands, prm, budget, srng, opp_ll, wts):
-    acls = np.zeros(N_CLASSES, np.int64)
-    amin = np.zeros(N_CLASSES, np.int64)
-    counts = np.zeros(N_CLASSES, np.int64)
-    cand = np.zeros(512, np.uint64)
-    ccls = np.zeros(512, np.int64)
-    return search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls, opp_ll, wts)
-
-
-def search_position(hands, rules, policies, seat: int, nth: int, search_state: int = 0, first: bool = True,
-                    prev_winner: int = -1):
-    """The game state at the ``nth`` decision of ``seat`` (a ``search`` seat), playing
-    from ``hands`` (masks or card text) with ``policies``: ``(st, hands, search_state)``
-    as arrays (``st`` int64[ST_SIZE], ``hands`` uint64[8]), or ``None`` if the game
-    ends first."""
-    from cardsim.simcore.tienlen.cards import parse_cards
-    from cardsim.simcore.tienlen.play import _policy_arrays, kernel_params, seat_weights
-
-    given = np.array([parse_cards(h) if isinstance(h, str) else int(h) for h in hands], np.uint64)
-    pol, budgets = _policy_arrays(policies, rules.players)
-    st = np.zeros(ST_SIZE, np.int64)
-    out = np.zeros(8, np.uint64)
-    opp_ll = np.zeros((rules.players, rules.players, N_MODELS))
-    ok, srng = _position(given, bool(first), np.int64(prev_winner), kernel_params(rules), pol, budgets,
-                         seat_weights(None, rules.players, policies), np.int64(seat), np.int64(nth),
-                         np.uint64(search_state), st, out, opp_ll)
-    return (st, out, int(srng), opp_ll) if ok else None
-
-
-def decide(st, hands, rules, budget: int, search_state: int, opp_ll=None):
-    """The search's decision at state ``(st, hands)``: ``(mask, class, rollouts)``
-    (class -1 = pass); the state is not changed. ``budget``: the budget word (see
-    :func:`search_decision`); ``opp_ll``: the seats' model log-likelihoods (default:
-    no evidence: the models at their prior, :data:`MODEL_PRIOR`)."""
-    from cardsim.simcore.tienlen.play import kernel_params, seat_weights
-
-    if opp_ll is None:
-        opp_ll = np.zeros((rules.players, rules.players, N_MODELS))
-    move, mcls, _, used = _decide(st.copy(), hands.copy(), kernel_params(rules), np.int64(budget),
-                                  np.uint64(search_state), np.asarray(opp_ll, np.float64).copy(),
-                                  seat_weights(None, rules.players))
-    return int(move), int(mcls), int(used)
-
-
-@njit(cache=True)
-def _observe(st, hands, prm, pol, budgets, move, mcls, srng, opp_ll):
-    acls = np.zeros(N_CLASSES, np.int64)
-    amin = np.zeros(N_CLASSES, np.int64)
-    counts = np.zeros(N_CLASSES, np.int64)
-    cand = np.zeros(512, np.uint64)
-    ccls = np.zeros(512, np.int64)
-    n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
-    return observe_decision(st, hands, prm, pol, budgets, move, mcls, n_acl, can_pass, acls, amin, counts, cand, ccls,
-                            srng, opp_ll)
-
-
-def observe(st, hands, rules, policies, move: int, mcls: int, search_state: int, opp_ll=None):
-    """The model log-likelihoods after the seat to move at ``(st, hands)`` decides
-    ``(move, mcls)`` (class -1 = pass), as every fitted search seat of ``policies``
-    scores it: ``(opp_ll, search_state)``; the inputs are not changed."""
-    from cardsim.simcore.tienlen.play import _policy_arrays, kernel_params
-
-    P = rules.players
-    pol, budgets = _policy_arrays(policies, P)
-    ll = np.zeros((P, P, N_MODELS)) if opp_ll is None else np.asarray(opp_ll, np.float64).copy()
-    srng = _observe(st.copy(), hands.copy(), kernel_params(rules), pol, budgets, np.uint64(move), np.int64(mcls),
-                    np.uint64(search_state), ll)
-    return ll, int(srng)

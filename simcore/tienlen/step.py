@@ -371,11 +371,9 @@ class TienLenStep(StepGame):
     def observation_vector(self, seat: int) -> np.ndarray:
         st = self.st
         v = np.zeros(self.obs_size, np.float32)
-        bits = np.arange(52, dtype=np.uint64)
-        off = 0
-        for mask in (int(self.hands[seat]), int(st[ST_PLAYED]), int(st[ST_TABLE_MASK])):
-            v[off:off + 52] = (np.uint64(mask) >> bits) & _U1
-            off += 52
+        masks = np.array([self.hands[seat], st[ST_PLAYED], st[ST_TABLE_MASK]], "<u8")
+        v[:156] = np.unpackbits(masks.view(np.uint8), bitorder="little").reshape(3, 64)[:, :52].ravel()
+        off = 156
         if st[ST_TABLE_CLS] >= 0:
             v[off + int(st[ST_TABLE_CLS])] = 1
         off += N_CLASSES

@@ -25,14 +25,14 @@ need a memory histogram and per-type loops for the same tests. (The meld engine,
 Counting: each seat's triple / quadruple / full-soldier bits and General bucket form a
 small key (:func:`seat_key`; key 0 = weak hand); one histogram
 increment per seat per deal (plus two for the table) is expanded into events once per
-block, as in the Tiến Lên kernel. Blocks run in parallel (:func:`cardsim.simcore.run.blocks.run_blocks`); integer sums
+block, as in the Tiến Lên kernel. Blocks run in parallel (:func:`cardsim.simcore.primitives.blocks.run_blocks`); integer sums
 make the counts independent of the block split and the thread count.
 """
 import numpy as np
 from numba import njit
 
 from cardsim.simcore.primitives.arrays import copy1
-from cardsim.simcore.run.blocks import block_bounds, run_blocks
+from cardsim.simcore.primitives.blocks import block_bounds, run_blocks
 from cardsim.simcore.primitives.bits import popcount
 from cardsim.simcore.primitives.rng import game_key, next_u64, shuffle_plan_host, shuffle_prefix_planned
 from cardsim.simcore.tusac.cards import COPIES, GENERAL_TYPES, N_TYPES, SOLDIER_TYPES

@@ -30,7 +30,7 @@ from cardsim.simcore.primitives.arrays import copy1
 from cardsim.simcore.primitives.movelog import log_record
 from cardsim.simcore.primitives.rng import randbelow, shuffle_prefix_planned
 from cardsim.simcore.tusac.cards import N_TYPES
-from cardsim.simcore.tusac.claims import (K_QUAD, MAX_OPTS, N_KINDS, discardable_options, meld_options, normal_taker,
+from cardsim.simcore.tusac.claims import (K_QUAD, N_KINDS, discardable_options, meld_options, normal_taker,
                                           steal_claimant, steal_options, win_claim)
 from cardsim.simcore.tusac.deal import BASE_DECK, deal_into
 from cardsim.simcore.tusac.log import (LOG_CLAIM, LOG_DEAL, LOG_DISCARD, LOG_DRAW, LOG_END, LOG_MELD,
@@ -246,7 +246,7 @@ def advance(prm, pol, forced, stop_search, stop_after_claim, cur, deck, hands, t
     a take, a type for a discard), or ``NO_FORCE``. ``stop_search``: stop (``stopped``
     True) before a decision of a ``search`` seat with two or more choices, the cursor on
     it. ``stop_after_claim``: stop once the claims on the exposed card are resolved (for
-    :func:`claim_case`). ``wts``: the ``learned`` seats' weights (float64[players,
+    :func:`.probes.claim_case`). ``wts``: the ``learned`` seats' weights (float64[players,
     N_FEATURES]) or None when no seat is learned.
     """
     P = prm[P_PLAYERS]
@@ -486,33 +486,3 @@ def finish_game(prm, cur, deck, hands, table, discards, locked, exp_pts, exp_kin
             fin[9, deck[j]] += 1
     cur[C_NLOG] = nl
     return nl
-
-
-@njit(cache=True)
-def claim_case_kernel(c, src, is_draw, prm, pol, state, hands, locked, exp_pts, trash_tab, score_tab, win_tab, log):
-    """The claims on one exposed card of a hand-built situation (see
-    :func:`cardsim.simcore.tusac.claims.claim_case`); returns the cursor after them."""
-    P = prm[P_PLAYERS]
-    table = np.zeros((4, N_TYPES), np.int8)
-    discards = np.zeros(N_TYPES, np.int8)
-    if not is_draw:
-        discards[c] = 1
-    exp_kinds = np.zeros((4, N_KINDS), np.int64)
-    okind = np.zeros(MAX_OPTS, np.int64)
-    opts = np.zeros(MAX_OPTS, np.int64)
-    orev = np.zeros((MAX_OPTS, 3), np.int64)
-    seat = np.zeros((N_SEAT, P), np.int16)
-    deck = BASE_DECK.copy()
-    cur = np.zeros(N_CUR, np.int64)
-    cur[C_PHASE] = PH_CLAIM
-    cur[C_LEVEL] = LV_WIN
-    cur[C_CARD] = c
-    cur[C_SRC] = src
-    cur[C_DRAW] = 1 if is_draw else 0
-    cur[C_HOW] = -1
-    cur[C_WINNER] = -1
-    cur[C_NSTOCK] = 10
-    advance(prm, pol, np.int64(NO_FORCE), np.bool_(False), np.bool_(True), cur, deck, hands, table, discards, locked,
-            exp_pts, exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log, np.bool_(True),
-            None)
-    return cur

@@ -61,7 +61,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardsim.simcore.run.blocks import run_blocks
+from cardsim.simcore.primitives.blocks import run_blocks
 from cardsim.simcore.primitives.movelog import LOG_WIDTH
 from cardsim.simcore.primitives.rng import search_key
 from cardsim.simcore.framework.tasks import DEFAULT_SEARCH_BUDGET, PLAIN_FLAG, learned_seat_weights, seat_budgets

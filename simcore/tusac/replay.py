@@ -55,7 +55,7 @@ def balance_progress(run, chunk_id: int, rules) -> dict[str, np.ndarray]:
     third``: after ``turns - turns // 3``; NaN for a game without a winner or with fewer
     than 3 turns. The games are replayed with logging, exactly as the chunk played them.
     """
-    from cardsim.simcore.run.blocks import run_blocks
+    from cardsim.simcore.primitives.blocks import run_blocks
     from cardsim.simcore.tusac.log import LOG_DEAL, LOG_DISCARD, LOG_MELD, LOG_WIN
     from cardsim.simcore.tusac.play import play_logged
     from cardsim.simcore.primitives.movelog import F_KIND, F_SEAT

@@ -11,7 +11,8 @@ from cardsim.simcore.tienlen.engine import ST_FLOOR, ST_NCARDS, ST_PLAYED
 from cardsim.simcore.tienlen.play import deal_with_state, play_chunk, play_hands
 from cardsim.simcore.tienlen.replay import replay_game
 from cardsim.simcore.tienlen.rules import TienLenRules
-from cardsim.simcore.tienlen.search import MAX_CANDIDATES, N_MODELS, OPPONENT_MODELS, decide, observe, search_position
+from cardsim.simcore.tienlen.probes import decide, observe, search_position
+from cardsim.simcore.tienlen.search import MAX_CANDIDATES, N_MODELS, OPPONENT_MODELS
 from cardsim.simcore.tienlen.policies import POLICIES
 
 SEARCH_FIELD = ["search:32", "heuristic", "heuristic", "heuristic"]

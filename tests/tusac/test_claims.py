@@ -7,7 +7,8 @@ import pytest
 
 from references import tusac as ref
 from cardsim.simcore.tusac.cards import N_TYPES, parse_hand, parse_type
-from cardsim.simcore.tusac.claims import (MAX_OPTS, claim_case, meld_options, normal_taker, steal_claimant,
+from cardsim.simcore.tusac.probes import claim_case
+from cardsim.simcore.tusac.claims import (MAX_OPTS, meld_options, normal_taker, steal_claimant,
                                           win_claim)
 from cardsim.simcore.tusac.play import tables
 from cardsim.simcore.tusac.rules import kernel_params

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from cardsim.simcore.tusac.claims import claim_case
+from cardsim.simcore.tusac.probes import claim_case
 from cardsim.simcore.tusac.log import LOG_DISCARD, LOG_DRAW, LOG_NODISCARD
 from cardsim.simcore.tusac.play import play_logged
 from cardsim.simcore.tusac.rules import TuSacRules

@@ -3,7 +3,7 @@
 Numba compiles a kernel's callees one after another in the calling process. On a first
 run (an empty cache) a game can name independent parts of its kernel tree: part 0
 compiles here, every other part in a helper process (``python -m
-cardsim.simcore.run.compile_parts``) at the same time, and each writes Numba's ordinary
+cardsim.simcore.primitives.compile_parts``) at the same time, and each writes Numba's ordinary
 on-disk cache. When they are done the run's entry kernel compiles here and loads the
 parts from the cache instead of compiling them again. Only public Numba:
 ``Dispatcher.compile(signature)``, ``cache=True``, picklable ``numba.core.types``.
@@ -85,7 +85,7 @@ def compile_parts(parts) -> bool:
     helpers = []
     for part in _names(parts)[1:]:
         try:
-            proc = subprocess.Popen([sys.executable, "-m", "cardsim.simcore.run.compile_parts"], stdin=subprocess.PIPE,
+            proc = subprocess.Popen([sys.executable, "-m", "cardsim.simcore.primitives.compile_parts"], stdin=subprocess.PIPE,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             proc.stdin.write(pickle.dumps(part))
             proc.stdin.close()
