@@ -9,10 +9,6 @@ from typing import List, Optional
 
 import typer
 
-try:  # recent typer vendors click; older releases depend on it
-    pass
-except ImportError:  # pragma: no cover
-    pass
 
 from cardsim.cli.runs import report_result
 from cardsim.simcore.framework import registry

@@ -4,11 +4,6 @@ from __future__ import annotations
 import sys
 
 
-try:  # recent typer vendors click; older releases depend on it
-    pass
-except ImportError:  # pragma: no cover
-    pass
-
 from cardsim.cli.render import print_plain_table
 from cardsim.simcore.framework import registry
 

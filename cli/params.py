@@ -6,13 +6,6 @@ from typing import Annotated, List, Optional
 
 import typer
 
-try:  # recent typer vendors click; older releases depend on it
-    pass
-except ImportError:  # pragma: no cover
-    pass
-
-
-
 
 YesOpt = Annotated[bool, typer.Option("--yes", help="run even when the estimate says it takes over a day or "
                                                     "does not fit on the disk")]

@@ -7,10 +7,6 @@ from typing import Any, List, Optional
 
 import typer
 
-try:  # recent typer vendors click; older releases depend on it
-    pass
-except ImportError:  # pragma: no cover
-    pass
 
 from cardsim.cli.options import given_options, with_game_options
 from cardsim.cli.render import compiling_notice

@@ -8,10 +8,6 @@ from typing import List, Optional
 
 import typer
 
-try:  # recent typer vendors click; older releases depend on it
-    pass
-except ImportError:  # pragma: no cover
-    pass
 
 from cardsim.cli.render import (_exact_text, print_balance, print_comparison, print_ladder, print_tune,
                                 print_plain_table, print_summary, print_sweep)
