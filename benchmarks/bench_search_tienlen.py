@@ -18,7 +18,8 @@ import time
 import numba
 import numpy as np
 
-from cardsim.simcore.tienlen.play import deal_with_state, kernel_params, play_chunk, seat_weights
+from cardsim.simcore.tienlen.play import deal_with_state, play_chunk, seat_weights
+from cardsim.simcore.tienlen.rules import kernel_params
 from cardsim.simcore.tienlen.rules import TienLenRules
 from cardsim.simcore.tienlen.probes import decide_kernel, search_position
 

@@ -427,10 +427,10 @@ def _finished(dataset_path: Path, kept: Optional[Path], metrics: Sequence[str], 
 
 def _run_missing_chunks(run, backend: str, scheduler: Optional[str], workers: Optional[int], progress: bool) -> None:
     """Execute the chunks of ``run`` that have no parts yet, on the chosen backend."""
-    from cardsim.cli.render import _LazyProgress
+    from cardsim.progress import RunProgress
     from cardsim.simcore.run import lifecycle
 
-    bar = _LazyProgress(progress, f"{run.manifest['task']} {run.manifest['game']}", len(run.missing_chunks()))
+    bar = RunProgress(progress, f"{run.manifest['task']} {run.manifest['game']}", len(run.missing_chunks()))
     try:
         lifecycle.execute(run, backend, scheduler, workers, on_chunk=bar.update)
     finally:

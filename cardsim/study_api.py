@@ -71,7 +71,7 @@ def ladder(game: str, policies: Optional[Sequence[str] | str] = None, field: str
 
     from cardsim.analysis.ladder import ratings
     from cardsim.simcore.run.folders import write_study_folder
-    from cardsim.cli.render import _LazyProgress
+    from cardsim.progress import RunProgress
     from cardsim.simcore.run import lifecycle
     from cardsim.simcore.study.ladder import LadderConfig, play_ladder, validate
     from cardsim.simcore.run.outpath import check_output_path
@@ -95,7 +95,7 @@ def ladder(game: str, policies: Optional[Sequence[str] | str] = None, field: str
         out = lifecycle.resolve_out(out)
         check_output_path(out, overwrite)
     set_threads(threads)
-    bar = _LazyProgress(progress, f"ladder {game}", len(names) * rules.players)
+    bar = RunProgress(progress, f"ladder {game}", len(names) * rules.players)
 
     def step(done: int, total: int) -> None:
         bar.update(done, total)
@@ -162,7 +162,7 @@ def balance(game: str, policies: Optional[Sequence[str] | str] = None, field: st
 
     from cardsim.analysis.balance import card, compare_cards
     from cardsim.simcore.run.folders import write_study_folder
-    from cardsim.cli.render import _LazyProgress
+    from cardsim.progress import RunProgress
     from cardsim.simcore.framework.tasks import canonical_policy
     from cardsim.simcore.run import lifecycle
     from cardsim.simcore.run.estimate import MAX_SECONDS, estimate, human_time
@@ -208,7 +208,7 @@ def balance(game: str, policies: Optional[Sequence[str] | str] = None, field: st
     if out is not None:
         out = lifecycle.resolve_out(out)
         check_output_path(out, overwrite)
-    bar = _LazyProgress(progress, f"balance {game}", 1)
+    bar = RunProgress(progress, f"balance {game}", 1)
     try:
         plays = []
         for i, config in enumerate(configs):
@@ -354,11 +354,11 @@ def _tune_race(config, candidates: list, first, out: Optional[Path], overwrite: 
     import pandas as pd
 
     from cardsim.analysis.tune import candidate_table, estimates
-    from cardsim.cli.render import _LazyProgress
+    from cardsim.progress import RunProgress
     from cardsim.simcore.run.folders import write_study_folder
     from cardsim.simcore.study.tune import race
 
-    bar = _LazyProgress(progress, f"tune {config.game} ({len(candidates)} candidates)", config.budget)
+    bar = RunProgress(progress, f"tune {config.game} ({len(candidates)} candidates)", config.budget)
     try:
         def after_round(round_no: int, spent: int, total: int) -> None:
             bar.update(spent, total)

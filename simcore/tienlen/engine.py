@@ -42,33 +42,13 @@ import numpy as np
 from numba import njit
 
 from cardsim.simcore.primitives.bits import highest_bit, lowest_bit, popcount
-from cardsim.simcore.framework.config import param_layout
 from cardsim.simcore.primitives.movelog import log_record
 from cardsim.simcore.tienlen.deal import first_leader, hand_flags_colour, rank_planes, resolve_instant_win
 from cardsim.simcore.tienlen.log import LOG_DEAL, LOG_DECLINE, LOG_INSTANT, LOG_LEAD, LOG_OUT, LOG_PASS, LOG_PLAY
 from cardsim.simcore.tienlen.moves import allowed_classes, count_moves, is_bomb_class
 from cardsim.simcore.tienlen.policies import POL_RANDOM, POL_SEARCH, choose
-from cardsim.simcore.tienlen.rules import TienLenRules
-
-# kernel parameters (int64 vector), generated from the rules class
-PARAMS = param_layout(
-    TienLenRules,
-    ("players", "cards_per_player", "instant_wins", "chop_rules", "chop_length", "bombs_after_pass", "pass_resets",
-     "three_spades_alone", "scoring"),
-    ("games_per_match", "black_mask"),
-)
-P_PLAYERS = PARAMS["players"]
-P_CARDS = PARAMS["cards_per_player"]
-P_INSTANT = PARAMS["instant_wins"]
-P_CHOP = PARAMS["chop_rules"]
-P_CHOP_LEN = PARAMS["chop_length"]
-P_BAP = PARAMS["bombs_after_pass"]
-P_RESETS = PARAMS["pass_resets"]
-P_ALONE = PARAMS["three_spades_alone"]
-P_SCORING = PARAMS["scoring"]
-P_K = PARAMS["games_per_match"]
-P_BLACK = PARAMS["black_mask"]
-SCORING_PER_CARD = 2
+from cardsim.simcore.tienlen.rules import (P_ALONE, P_BAP, P_BLACK, P_CHOP, P_CHOP_LEN, P_INSTANT, P_PLAYERS, P_RESETS,
+                                           P_SCORING, SCORING_LADDERS, SCORING_PER_CARD)
 
 # game state st[ST_SIZE]
 (ST_TURN, ST_LAST, ST_LEADER, ST_TABLE_CLS, ST_TABLE_TOP, ST_TABLE_MASK, ST_PASSED, ST_REQ, ST_FLOOR,
@@ -99,7 +79,7 @@ _U1 = np.uint64(1)
 _U4 = np.uint64(4)
 _U8 = np.uint64(8)
 _U48 = np.uint64(48)
-_LADDERS = np.array([[3, 2, 1, 0], [4, 3, 2, 1]], np.int64)
+_LADDERS = np.array(SCORING_LADDERS, np.int64)
 
 
 @njit(cache=True)

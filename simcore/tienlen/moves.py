@@ -44,14 +44,12 @@ from numba import njit
 
 from cardsim.simcore.primitives.bits import lowest_bit, popcount
 from cardsim.simcore.tienlen.deal import rank_planes
+from cardsim.simcore.tienlen.rules import BAP_ALL, BAP_FOUR_PAIRS, CHOP_AT_LEAST, CHOP_SEED
 
 N_CLASSES = 24
 CLS_SINGLE, CLS_PAIR, CLS_TRIPLE, CLS_FOUR = 0, 1, 2, 3
 CLS_SEQ3 = 4
 CLS_DSEQ3, CLS_DSEQ4, CLS_DSEQ5 = 14, 15, 16
-CHOP_SEED, CHOP_SOUTHERN = 0, 1
-CHOP_AT_LEAST, CHOP_EXACT = 0, 1
-BAP_NONE, BAP_ALL, BAP_FOUR_PAIRS = 0, 1, 2
 
 _R3A = np.uint64(0x111111111111)  # unit bit of ranks 3..A (no 2s)
 _U0 = np.uint64(0)

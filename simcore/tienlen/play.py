@@ -41,9 +41,9 @@ from cardsim.simcore.primitives.rng import search_key
 from cardsim.simcore.framework.tasks import seat_budgets
 from cardsim.simcore.framework.tasks import policy_codes as _policy_codes
 from cardsim.simcore.tienlen.deal import deal_into, deal_plan, hand_flags, hand_flags_colour
-from cardsim.simcore.tienlen.engine import (META_DTYPES, META_NAMES, N_META, N_SEAT, P_K, P_PLAYERS, PARAMS,
-                                            RUN_DONE, SEAT_DTYPES, SEAT_NAMES, ST_SIZE, ST_WINNER, finish_game,
-                                            run_turns, start_game)
+from cardsim.simcore.tienlen.engine import (META_DTYPES, META_NAMES, N_META, N_SEAT, RUN_DONE, SEAT_DTYPES,
+                                            SEAT_NAMES, ST_SIZE, ST_WINNER, finish_game, run_turns, start_game)
+from cardsim.simcore.tienlen.rules import P_K, P_PLAYERS, kernel_params
 from cardsim.simcore.tienlen.log import LOG_CAP, format_log
 from cardsim.simcore.tienlen.moves import N_CLASSES
 from cardsim.simcore.tienlen.policies import N_FEATURES, POL_SEARCH, POLICIES
@@ -125,13 +125,6 @@ def _deal_state(seed, index, players, plan, leaf):
 # ----------------------------------------------------------------------------------
 # Python API
 # ----------------------------------------------------------------------------------
-
-def kernel_params(rules: TienLenRules, games_per_match: int = 1) -> np.ndarray:
-    """Rules (and the match length) as the kernel's int64 parameter vector (``PARAMS``)."""
-    if games_per_match < 1:
-        raise ValueError("games_per_match must be >= 1")
-    return rules.encode_params(PARAMS, {"games_per_match": games_per_match, "black_mask": rules.black_mask()})
-
 
 def policy_codes(policies, players: int) -> np.ndarray:
     """Policies as int64 codes per seat (see :func:`simcore.framework.tasks.policy_codes`)."""

@@ -8,10 +8,11 @@ from numba import njit
 
 from cardsim.simcore.primitives.movelog import LOG_WIDTH
 from cardsim.simcore.tienlen.cards import parse_cards
-from cardsim.simcore.tienlen.engine import (N_META, N_SEAT, P_PLAYERS, RUN_DONE, ST_SIZE, ST_TURN, run_turns,
-                                            start_game, turn_options)
+from cardsim.simcore.tienlen.engine import N_META, N_SEAT, RUN_DONE, ST_SIZE, ST_TURN, run_turns, start_game, turn_options
+from cardsim.simcore.tienlen.rules import P_PLAYERS
 from cardsim.simcore.tienlen.moves import N_CLASSES
-from cardsim.simcore.tienlen.play import kernel_params, policy_arrays, seat_weights
+from cardsim.simcore.tienlen.play import policy_arrays, seat_weights
+from cardsim.simcore.tienlen.rules import kernel_params
 from cardsim.simcore.tienlen.policies import POL_SEARCH
 from cardsim.simcore.tienlen.search import (N_MODELS, any_fitted, decide_pending, observe_decision,
                                             search_decision)

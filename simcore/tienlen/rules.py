@@ -1,10 +1,16 @@
-"""Tiến Lên rule switches (spec: ``shared/rules/tienlen.md``)."""
+"""Tiến Lên rule switches (spec: ``docs/rules/tienlen.md``) and the kernels' parameter vector.
+
+The kernels receive the rules as one int64 vector (:func:`kernel_params`, layout
+:data:`PARAMS`); every integer a kernel compares a switch with is derived here from the
+switch's choices (:meth:`~cardsim.simcore.framework.config.Switch.encode`: a choice is its
+index), never typed again in a kernel module.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import ClassVar
 
-from cardsim.simcore.framework.config import ConfigError, Rules, Switch
+from cardsim.simcore.framework.config import ConfigError, Rules, Switch, param_layout
 
 #: Instant-win kinds in priority order (highest first), as in the spec.
 INSTANT_WIN_KINDS = (
@@ -91,3 +97,39 @@ class TienLenRules(Rules):
     def instant_win_mask(self) -> int:
         """Bit ``k`` set when kind ``INSTANT_WIN_KINDS[k]`` is enabled."""
         return sum(1 << k for k, kind in enumerate(INSTANT_WIN_KINDS) if kind in self.instant_wins)
+
+
+# ----------------------------------------------------------------------------- the kernels' parameters
+#: The kernels' int64 parameter vector: the switches the kernels read, then the run's extras.
+PARAMS = param_layout(
+    TienLenRules,
+    ("players", "cards_per_player", "instant_wins", "chop_rules", "chop_length", "bombs_after_pass", "pass_resets",
+     "three_spades_alone", "scoring"),
+    ("games_per_match", "black_mask"),
+)
+P_PLAYERS = PARAMS["players"]
+P_CARDS = PARAMS["cards_per_player"]
+P_INSTANT = PARAMS["instant_wins"]
+P_CHOP = PARAMS["chop_rules"]
+P_CHOP_LEN = PARAMS["chop_length"]
+P_BAP = PARAMS["bombs_after_pass"]
+P_RESETS = PARAMS["pass_resets"]
+P_ALONE = PARAMS["three_spades_alone"]
+P_SCORING = PARAMS["scoring"]
+P_K = PARAMS["games_per_match"]
+P_BLACK = PARAMS["black_mask"]
+
+#: The encoded values the kernels compare with (a choice switch encodes as its index).
+CHOP_SEED, CHOP_SOUTHERN = (CHOP_RULES.index(c) for c in ("seed", "southern"))
+CHOP_AT_LEAST, CHOP_EXACT = (CHOP_LENGTHS.index(c) for c in ("at_least", "exact"))
+BAP_NONE, BAP_ALL, BAP_FOUR_PAIRS = (BOMBS_AFTER_PASS.index(c) for c in ("none", "all", "four_pairs"))
+SCORING_PER_CARD = SCORING.index("per_card")
+#: Points by place of the ladder scorings, one row per ``SCORING`` code below ``SCORING_PER_CARD``.
+SCORING_LADDERS = tuple(tuple(int(x) for x in name.split("-")) for name in SCORING if name != "per_card")
+
+
+def kernel_params(rules: TienLenRules, games_per_match: int = 1):
+    """Rules (and the match length) as the kernels' int64 parameter vector (:data:`PARAMS`)."""
+    if games_per_match < 1:
+        raise ValueError("games_per_match must be >= 1")
+    return rules.encode_params(PARAMS, {"games_per_match": games_per_match, "black_mask": rules.black_mask()})

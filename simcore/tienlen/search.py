@@ -60,10 +60,10 @@ from cardsim.simcore.framework.tasks import PLAIN_FLAG
 from cardsim.simcore.primitives.bits import popcount
 from cardsim.simcore.primitives.movelog import LOG_WIDTH
 from cardsim.simcore.primitives.rng import next_u64, shuffle_prefix
-from cardsim.simcore.tienlen.engine import (N_SEAT, P_PLAYERS, P_SCORING, SCORING_PER_CARD,
-                                            ST_ACTIVE, ST_FLOOR, ST_NCARDS, ST_PLACE, ST_PLAYED, ST_REQ, ST_SIZE,
-                                            ST_TABLE_CLS, ST_TURN, decide_and_apply, opponents_min, run_turns,
-                                            seat_points, turn_options)
+from cardsim.simcore.tienlen.engine import (N_SEAT, ST_ACTIVE, ST_FLOOR, ST_NCARDS, ST_PLACE, ST_PLAYED, ST_REQ,
+                                            ST_SIZE, ST_TABLE_CLS, ST_TURN, decide_and_apply, opponents_min,
+                                            run_turns, seat_points, turn_options)
+from cardsim.simcore.tienlen.rules import P_PLAYERS, P_SCORING, SCORING_PER_CARD
 from cardsim.simcore.tienlen.moves import count_moves, unrank_move
 from cardsim.simcore.tienlen.policies import (GOES_OUT, POL_GREEDY, POL_HEURISTIC, POL_RANDOM, POL_SEARCH, _eval,
                                               choose, choose_greedy, choose_heuristic, heuristic_candidates,

@@ -30,13 +30,15 @@ from numba import njit
 
 from cardsim.simcore.primitives.movelog import LOG_WIDTH
 from cardsim.simcore.tienlen.cards import card_name, hand_str, mask_cards, parse_cards
-from cardsim.simcore.tienlen.engine import (N_META, N_SEAT, P_PLAYERS, RUN_DONE, S_POINTS, ST_ACTIVE, ST_FLOOR,
-                                            ST_LAST, ST_NCARDS, ST_PASSED, ST_PLACE, ST_PLAYED, ST_REQ, ST_SIZE,
-                                            ST_TABLE_CLS, ST_TABLE_MASK, ST_TURN, decide_and_apply,
-                                            finish_game, opponents_min, run_turns, start_game, turn_options)
+from cardsim.simcore.tienlen.engine import (N_META, N_SEAT, RUN_DONE, S_POINTS, ST_ACTIVE, ST_FLOOR, ST_LAST,
+                                            ST_NCARDS, ST_PASSED, ST_PLACE, ST_PLAYED, ST_REQ, ST_SIZE, ST_TABLE_CLS,
+                                            ST_TABLE_MASK, ST_TURN, decide_and_apply, finish_game, opponents_min,
+                                            run_turns, start_game, turn_options)
+from cardsim.simcore.tienlen.rules import P_PLAYERS
 from cardsim.simcore.tienlen.log import LOG_CAP, LOG_DEAL, LOG_PLAY, format_log
 from cardsim.simcore.tienlen.moves import N_CLASSES, class_name, count_moves, unrank_move
-from cardsim.simcore.tienlen.play import CAND_CAP, _columns, kernel_params, seat_weights
+from cardsim.simcore.tienlen.play import CAND_CAP, _columns, seat_weights
+from cardsim.simcore.tienlen.rules import kernel_params
 from cardsim.simcore.tienlen.policies import POL_SEARCH, choose
 from cardsim.simcore.tienlen.search import N_MODELS, any_fitted, observe_decision, search_decision
 from cardsim.simcore.framework.step import StepGame
