@@ -13,7 +13,7 @@ from cardsim.simcore.framework.config import ConfigError, rule_text
 from cardsim.simcore.run.output import Dataset
 
 COMPARISON_COLUMNS = ["metric", "arm", "n", "baseline", "value", "difference", "ci_low", "ci_high",
-                      "unpaired_ci_low", "unpaired_ci_high", "se_ratio"]
+                      "unpaired_ci_low", "unpaired_ci_high", "se_ratio", "ess_factor"]
 
 _INDEX_COLUMNS = ("game", "deal")
 
@@ -52,8 +52,14 @@ def compare(baseline_path: str | os.PathLike, arm_paths: dict[str, str | os.Path
         Columns ``metric, arm, n, baseline, value, difference, ci_low, ci_high,
         unpaired_ci_low, unpaired_ci_high, se_ratio``: 95% intervals of ``value -
         baseline`` paired game by game, the interval two independent runs would give,
-        and the ratio of their standard errors (paired / unpaired).
+        and the ratio of their standard errors (paired / unpaired). With variance
+        reduction on (:mod:`cardsim.analysis.variance`) and a game that records deal
+        features, the paired difference is adjusted by cross-fitted control variates on
+        the baseline's deal (the same deal in every arm) when that is at least as
+        precise; ``ess_factor`` is the paired variance over the adjusted one (1: plain).
     """
+    from cardsim.analysis.variance import CrossFit, deal_control, metric_seat
+
     baseline = Dataset(baseline_path)
     game, task = baseline.meta["game"], baseline.meta["task"]
     table, builtin_fn, _ = metric_spec(game, task)
@@ -64,19 +70,32 @@ def compare(baseline_path: str | os.PathLike, arm_paths: dict[str, str | os.Path
         for key in ("game", "task", "seed", "n", "chunk_size"):
             if arm.meta[key] != baseline.meta[key]:
                 raise ConfigError(f"arm {arm_name} differs from the baseline in {key}: cannot pair games")
+        control = deal_control(baseline.meta)
         moments: dict[str, PairedMoments] = {}
+        fits: dict[str, CrossFit] = {}
         for a, b in _aligned_parts(baseline, arm, table):
             ma, mb = metric_fn(a), metric_fn(b)
             for metric in ma.columns:
                 if metric in mb.columns:
                     moments.setdefault(metric, PairedMoments()).add(ma[metric].to_numpy(), mb[metric].to_numpy())
+                    if control is not None and len(a) == len(ma):
+                        seat = metric_seat(metric) % control.players
+                        fit = fits.setdefault(metric, CrossFit(control.width, mean_cov=control.cov_from(seat)))
+                        fit.add(mb[metric].to_numpy(float) - ma[metric].to_numpy(float), control.features(a, seat),
+                                control.folds(a))
         for metric, acc in moments.items():
             paired, unpaired = acc.paired(), acc.unpaired()
+            difference, low, high, ess = paired["difference"], paired["ci_low"], paired["ci_high"], 1.0
+            adjusted = fits[metric].result() if metric in fits else None
+            if adjusted is not None and adjusted.adjusted and adjusted.ess_factor >= 1.0:
+                difference, ess = adjusted.value, adjusted.ess_factor
+                low, high = adjusted.interval()
             rows.append({
                 "metric": metric, "arm": arm_name, "n": acc.n, "baseline": acc.mean_a, "value": acc.mean_b,
-                "difference": paired["difference"], "ci_low": paired["ci_low"], "ci_high": paired["ci_high"],
+                "difference": difference, "ci_low": low, "ci_high": high,
                 "unpaired_ci_low": unpaired["ci_low"], "unpaired_ci_high": unpaired["ci_high"],
                 "se_ratio": paired["se"] / unpaired["se"] if unpaired["se"] > 0 else float("nan"),
+                "ess_factor": ess,
             })
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
 

@@ -6,13 +6,8 @@ from typing import Annotated
 
 import typer
 
-try:  # recent typer vendors click; older releases depend on it
-    pass
-except ImportError:  # pragma: no cover
-    pass
 
 from cardsim.simcore.framework import registry
-
 
 
 def _games_line() -> str:
@@ -54,5 +49,12 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def _root(version: Annotated[bool, typer.Option("--version", "-V", help="print the version and exit",
-                                                is_eager=True, callback=_print_version)] = False) -> None:
+                                                is_eager=True, callback=_print_version)] = False,
+          no_variance_reduction: Annotated[bool, typer.Option(
+              "--no-variance-reduction",
+              help="plain estimates: no control variates on the deal (every row's ess_factor is then 1)")] = False,
+          ) -> None:
     """Monte Carlo statistics for traditional card games."""
+    from cardsim.analysis.variance import set_variance_reduction
+
+    set_variance_reduction(not no_variance_reduction)

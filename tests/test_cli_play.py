@@ -41,13 +41,14 @@ def test_play_summary_and_json(tmp_path, capsys):
     code, stdout, _ = run(capsys, "summary", tmp_path / "run", "--json")
     assert code == 0
     table = pd.DataFrame(json.loads(stdout))
-    assert list(table.columns) == ["metric", "group", "n", "value", "ci_low", "ci_high"]
+    assert list(table.columns) == ["metric", "group", "n", "value", "ci_low", "ci_high", "ess_factor"]
     win = table[table["metric"] == "win_rate"].set_index("group")
     assert win.loc["policy heuristic", "ci_low"] > win.loc["policy random", "ci_high"]
     assert {"3♠ holder", "not 3♠ holder", "0 twos dealt", "4 twos dealt"} <= set(win.index)
     assert (table["ci_low"] <= table["value"]).all() and (table["value"] <= table["ci_high"]).all()
     seat_wins = win.loc[[f"seat {s} ({p})" for s, p in enumerate(["heuristic", "random", "random", "random"])], "value"]
-    assert seat_wins.sum() == pytest.approx(1.0)
+    # each seat's rate is adjusted for the deal on its own: the sum is 1 within the noise
+    assert seat_wins.sum() == pytest.approx(1.0, abs=0.01)
 
 
 def test_replay_matches_the_dataset(tmp_path, capsys):

@@ -56,7 +56,7 @@ def test_play_json_has_the_same_number_format(tmp_path, capsys):
                              "--out", out))
     assert printed == json.loads(_ok(capsys, "summary", out, "--json"))
     _same_cells(printed, analysis.summary(out))
-    assert list(printed[0]) == ["metric", "group", "n", "value", "ci_low", "ci_high"]
+    assert list(printed[0]) == ["metric", "group", "n", "value", "ci_low", "ci_high", "ess_factor"]
 
 
 def test_rates_have_one_typed_seat_column(tmp_path, capsys):

@@ -8,27 +8,34 @@ import pandas as pd
 
 from cardsim.simcore.run.output import Dataset
 from cardsim.simcore.framework.balance import BalanceOutcomes
-from cardsim.simcore.framework.summarize import SummaryAccumulator, seat_columns
+from cardsim.simcore.framework.summarize import SummaryAccumulator, deal_controls, seat_columns
 
 
 def play_summary(dataset: Dataset) -> pd.DataFrame:
     """Win rate and points by seat and policy, 3♠ holder vs the rest, win rate by 2s
     dealt, instant wins, and game length over the games played out (instant wins are
-    counted apart), each with a 95% interval."""
+    counted apart), each with a 95% interval. Rows over all games (seats, policies,
+    instant wins, bombs and chops per game) are adjusted for the luck of the deal (2s and
+    the 3♠ dealt; :mod:`cardsim.analysis.variance`) unless variance reduction is off."""
+    from cardsim.analysis.variance import deal_control
+
     players = dataset.meta["rules"]["players"]
     policies = dataset.meta["options"]["policies"]
+    control = deal_control(dataset.meta)
     acc = SummaryAccumulator()
     for part in dataset.iter_parts("games"):
         df = part.to_pandas()
         wins = {s: (df[f"place_{s}"] == 1).to_numpy() for s in range(players)}
         for s in range(players):
-            acc.rate("win_rate", f"seat {s} ({policies[s]})", wins[s])
+            acc.rate("win_rate", f"seat {s} ({policies[s]})", wins[s], controls=deal_controls(control, df, s))
         for s in range(players):
-            acc.mean("points", f"seat {s} ({policies[s]})", df[f"points_{s}"])
+            acc.mean("points", f"seat {s} ({policies[s]})", df[f"points_{s}"], controls=deal_controls(control, df, s))
         for policy in dict.fromkeys(policies):
             seats = [s for s in range(players) if policies[s] == policy]
-            acc.rate("win_rate", f"policy {policy}", np.concatenate([wins[s] for s in seats]))
-            acc.mean("points", f"policy {policy}", np.concatenate([df[f"points_{s}"] for s in seats]))
+            pooled = deal_controls(control, df, seats)
+            acc.rate("win_rate", f"policy {policy}", np.concatenate([wins[s] for s in seats]), controls=pooled)
+            acc.mean("points", f"policy {policy}", np.concatenate([df[f"points_{s}"] for s in seats]),
+                     controls=pooled)
         holder = df["three_spades_seat"].to_numpy()
         dealt = holder >= 0
         holder_wins = np.zeros(len(df), bool)
@@ -42,12 +49,15 @@ def play_summary(dataset: Dataset) -> pd.DataFrame:
             hits = [wins[s][df[f"twos_dealt_{s}"].to_numpy() == k] for s in range(players)]
             acc.rate("win_rate", f"{k} twos dealt", np.concatenate(hits))
         instant = df["instant_winner"].to_numpy() >= 0
-        acc.rate("instant_win", "any seat", instant)
+        game_level = deal_controls(control, df, 0)
+        acc.rate("instant_win", "any seat", instant, controls=game_level)
         # an instant win has no tricks: the length of a game is over the games played out
         acc.mean("tricks", "per played game", df["tricks"][~instant], low=0)
         acc.mean("plays", "per played game", df["plays"][~instant], low=0)
-        acc.mean("bombs_played", "per game", sum(df[f"bombs_played_{s}"].astype(float) for s in range(players)), low=0)
-        acc.mean("twos_chopped", "per game", sum(df[f"twos_chopped_{s}"].astype(float) for s in range(players)), low=0)
+        acc.mean("bombs_played", "per game", sum(df[f"bombs_played_{s}"].astype(float) for s in range(players)), low=0,
+                 controls=game_level)
+        acc.mean("twos_chopped", "per game", sum(df[f"twos_chopped_{s}"].astype(float) for s in range(players)), low=0,
+                 controls=game_level)
     return acc.table()
 
 

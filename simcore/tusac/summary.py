@@ -8,13 +8,18 @@ import pandas as pd
 
 from cardsim.simcore.run.output import Dataset
 from cardsim.simcore.framework.balance import BalanceOutcomes
-from cardsim.simcore.framework.summarize import SummaryAccumulator, seat_columns
+from cardsim.simcore.framework.summarize import SummaryAccumulator, deal_controls, seat_columns
 
 
 def play_summary(dataset: Dataset) -> pd.DataFrame:
     """Tứ Sắc games: win rate and points by seat and policy, draws, how the winning card
-    was taken, steals per seat by kind, tied win claims, game length, mulligans."""
+    was taken, steals per seat by kind, tied win claims, game length, mulligans. Rows over
+    all games are adjusted for the luck of the deal (triples and quadruples dealt;
+    :mod:`cardsim.analysis.variance`) unless variance reduction is off."""
+    from cardsim.analysis.variance import deal_control
+
     policies = dataset.meta["options"]["policies"]
+    control = deal_control(dataset.meta)
     acc = SummaryAccumulator()
     # "draw" alone means a hand with no winner; a win on the winner's own drawn card is "self-drawn"
     take_names = {0: "self-drawn", 1: "eat", 2: "steal"}
@@ -22,14 +27,18 @@ def play_summary(dataset: Dataset) -> pd.DataFrame:
         df = part.to_pandas()
         winner = df["winner"].to_numpy()
         seats = seat_columns(df, "points_")
+        if control is not None and not all(f"dealt_triples_{s}" in df for s in seats):
+            control = None  # an older table without the deal columns
         for s in seats:
-            acc.rate("win_rate", f"seat {s} ({policies[s]})", winner == s)
+            acc.rate("win_rate", f"seat {s} ({policies[s]})", winner == s, controls=deal_controls(control, df, s))
         for s in seats:
-            acc.mean("points", f"seat {s} ({policies[s]})", df[f"points_{s}"])
+            acc.mean("points", f"seat {s} ({policies[s]})", df[f"points_{s}"], controls=deal_controls(control, df, s))
         for policy in dict.fromkeys(policies):
             group = [s for s in seats if policies[s] == policy]
-            acc.rate("win_rate", f"policy {policy}", np.concatenate([winner == s for s in group]))
-        acc.rate("draw", "no winner", winner < 0)
+            acc.rate("win_rate", f"policy {policy}", np.concatenate([winner == s for s in group]),
+                     controls=deal_controls(control, df, group))
+        game_level = deal_controls(control, df, 0)
+        acc.rate("draw", "no winner", winner < 0, controls=game_level)
         won = winner >= 0
         for code, name in take_names.items():
             acc.rate("winning_take", name, df["win_take"].to_numpy()[won] == code)
@@ -37,14 +46,17 @@ def play_summary(dataset: Dataset) -> pd.DataFrame:
             column = f"steals_{kind}_"
             if any(c.startswith(column) for c in df.columns):
                 for s in seats:
-                    acc.mean(f"steals_{kind}", f"seat {s}", df[f"{column}{s}"], low=0)
+                    acc.mean(f"steals_{kind}", f"seat {s}", df[f"{column}{s}"], low=0,
+                             controls=deal_controls(control, df, s))
         if "claim_ties" in df:
-            acc.rate("win_claim_tie", "per game", df["claim_ties"].to_numpy() > 0)
+            acc.rate("win_claim_tie", "per game", df["claim_ties"].to_numpy() > 0, controls=game_level)
         if "winner_points" in df:
             acc.mean("winner_points", "per won game", df["winner_points"].to_numpy()[won])
-        for column in ("turns", "mulligans", "stock_left"):
+        for column in ("turns", "stock_left"):
             if column in df:
-                acc.mean(column, "per game", df[column], low=0)
+                acc.mean(column, "per game", df[column], low=0, controls=game_level)
+        if "mulligans" in df:  # redeals are a function of the deal the features are conditioned on: plain
+            acc.mean("mulligans", "per game", df["mulligans"], low=0)
     return acc.table()
 
 
