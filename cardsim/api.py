@@ -20,12 +20,15 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import sys
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
 from cardsim.simcore.framework import registry
 from cardsim.simcore.framework.config import ConfigError, Interrupted, RunFailed, load_rules_file
+from cardsim.simcore.framework.outside import OutsideSeatError
 
 PathLike = str | os.PathLike
 
@@ -108,10 +111,11 @@ def parse_count(text: str, what: str) -> int:
     if not match:
         raise ConfigError(f"{what} must be a positive integer (e.g. 1000000, 1e6, 1M), got {text!r}")
     number, suffix = match.groups()
-    value = float(number.replace("_", "")) * _SUFFIX[suffix.lower()]
-    if value == float("inf"):  # 1e400: beyond any float, let alone any run
+    # exact (1e30 is 10**30, not the nearest float's 1000000000000000019884624838656)
+    value = Decimal(number.replace("_", "")) * _SUFFIX[suffix.lower()]
+    if value > Decimal(sys.float_info.max):  # 1e400: beyond any float, let alone any run
         raise ConfigError(f"{what} is far too large, got {text!r}")
-    if value != int(value) or value <= 0:
+    if value != value.to_integral_value() or value <= 0:
         raise ConfigError(f"{what} must be a positive integer, got {text!r}")
     return int(value)
 
@@ -338,6 +342,8 @@ def run_task(game: str, task: str, n: int, seed: Optional[int], rules, options: 
     check_backend(backend, scheduler, workers)
     check_feasible(game, task, n, chunk_size, options, set_threads(threads),
                    Path(out) if out is not None else None, yes)
+    if progress and task == "play":
+        _say_outside_speed(game, [(options.get("policies") or (), n)])
     config = RunConfig(game=game, task=task, rules=rules, n=n, seed=seed, chunk_size=chunk_size, options=options)
     manifest = config.manifest()
     if resume and out is None:
@@ -357,14 +363,30 @@ def run_task(game: str, task: str, n: int, seed: Optional[int], rules, options: 
     with lifecycle.OutputLock(out):
         lifecycle.clean_debris(out)
         run = lifecycle.start_run(out, manifest, overwrite, resume)
+        saved_before = lifecycle.saved_chunks(run)
         try:
             _run_missing_chunks(run, backend, scheduler, workers, progress)
+        except OutsideSeatError:  # a player's bug, not an interruption: nothing of this run is kept
+            if saved_before == 0:
+                run.discard()
+            raise
         except KeyboardInterrupt:
             saved = lifecycle.saved_chunks(run)
             raise Interrupted(f"interrupted; {saved} of {manifest['n_chunks']} chunks are saved: "
                               f"finish with 'cardsim resume {out}'") from None
         path = lifecycle.commit(run, overwrite=overwrite)
     return _finished(path, path, metrics, read_tables)
+
+
+def _say_outside_speed(game: str, runs) -> None:
+    """The note that outside seats play at Python speed (stderr), when a run has one."""
+    import sys
+
+    from cardsim.simcore.framework.outside import speed_note
+
+    note = speed_note(game, runs)
+    if note:
+        sys.stderr.write(note + "\n")
 
 
 def resume(path: PathLike, threads: Optional[int] = None, progress: bool = True, backend: str = "local",

@@ -56,6 +56,12 @@ def _policies(game: str, rules, policy) -> list[str]:
     task.check_options(rules, options)
     if hasattr(task, "check_model_files"):
         task.check_model_files(options)
+    from cardsim.simcore.framework.outside import is_outside
+
+    outside = [p for p in options["policies"] if is_outside(p)]
+    if outside:
+        raise ConfigError(f"{outside[0]} is an outside seat of a run (--policy); a stepped game's seats are yours "
+                          "to play: step them with your own code, and give built-in players here")
     return list(options["policies"])
 
 
@@ -220,7 +226,11 @@ class Env:
         """What ``seat`` may know now (JSON-serialisable dict): its own hand, the public
         piles, melds and counts, the public history; ``legal_actions`` as ``[id, text]``
         pairs when it is to move."""
-        return self._g.observation(self._seat(seat))
+        obs = self._g.observation(self._seat(seat))
+        legal = obs.get("legal_actions") or []
+        if legal and not isinstance(legal[0], (list, tuple)):  # ids alone: with their texts, as documented
+            obs["legal_actions"] = [[int(a), self._g.action_text(int(a))] for a in legal]
+        return obs
 
     def observation_vector(self, seat: int) -> np.ndarray:
         """:meth:`observation` as float32[obs_size]; layout: :meth:`observation_layout`."""

@@ -14,7 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from cardsim.api import (PathLike, TableResult, _count, _rule_settings, _run_missing_chunks, draw_seed, parse_seed,
+from cardsim.api import (PathLike, TableResult, _count, _rule_settings, _run_missing_chunks, _say_outside_speed, draw_seed,
+                         parse_seed,
                          resolve_rules)
 from cardsim.simcore.framework import registry
 from cardsim.simcore.framework.config import ConfigError, Interrupted
@@ -95,6 +96,10 @@ def ladder(game: str, policies: Optional[Sequence[str] | str] = None, field: str
         out = lifecycle.resolve_out(out)
         check_output_path(out, overwrite)
     set_threads(threads)
+    if progress:
+        from cardsim.simcore.study.ladder import seat_policies
+
+        _say_outside_speed(game, [(seat_policies(config, p, s), config.n) for p in names for s in range(rules.players)])
     bar = RunProgress(progress, f"ladder {game}", len(names) * rules.players)
 
     def step(done: int, total: int) -> None:
@@ -202,6 +207,8 @@ def balance(game: str, policies: Optional[Sequence[str] | str] = None, field: st
     cores = set_threads(threads)
     seconds = sum(estimate(game, "play", n, n, table_options(c, seats), cores)[0]
                   for c in configs for _, _, seats in c.tables())
+    if progress:
+        _say_outside_speed(game, [(seats, n) for c in configs for _, _, seats in c.tables()])
     if seconds > MAX_SECONDS and not yes:
         raise ConfigError(f"this card would take about {human_time(seconds)} on {cores} core(s): use fewer "
                           f"--games or cheaper --policies, or --yes to run anyway")
@@ -413,6 +420,11 @@ def _run_experiment(spec, n: Optional[int], seed: Optional[int], out: Optional[P
     from cardsim.simcore.study.experiment import check_metric_names
 
     check_metric_names(experiment, str(spec_file))  # a typo costs seconds, not the whole run
+    if progress:
+        from cardsim.simcore.study.experiment import strength_runs as _runs
+
+        _say_outside_speed(experiment.game, [(c.options.get("policies") or (), c.n) for _, configs in _runs(experiment)
+                                             for c in configs if experiment.task == "play"])
     if out is not None:
         out = lifecycle.resolve_out(out)
         lock = lifecycle.OutputLock(out).acquire()  # one writer per output; released in the finally below

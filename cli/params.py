@@ -38,7 +38,10 @@ POLICY_HELP = ("policies: one for all seats (heuristic), one per seat (heuristic
                "(Tứ Sắc) or playing for the round's points instead of the match (Loba, Continental); "
                "search-full:N (Loba, Continental) rolls out every candidate in every world (the search "
                "before it stopped early on candidates no better than the heuristic's); oracle or "
-               "oracle:N is the same search on the true hands: a PEEKING player, only an upper bound of skill")
+               "oracle:N is the same search on the true hands: a PEEKING player, only an upper bound of skill. "
+               "Outside seats (at Python speed, through the step interface): python:MODULE:FUNCTION or "
+               "python:PATH.py:FUNCTION, a callable FUNCTION(observation: dict, legal_actions: list[int]) -> int; "
+               "openspiel-ismcts:N, OpenSpiel's information-set MCTS with N simulations (pip install 'cardsim[env]')")
 
 
 # Options shared by several commands.

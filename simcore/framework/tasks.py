@@ -213,6 +213,10 @@ def split_policy(name: str) -> tuple[str, int]:
     Raises :class:`ConfigError` for a budget on a policy that takes none or a bad budget.
     """
     base, sep, param = str(name).strip().partition(":")
+    from cardsim.simcore.framework.outside import OUTSIDE_KINDS
+
+    if base.strip() in OUTSIDE_KINDS:  # an outside seat: no kernel budget (see framework.outside)
+        return base.strip(), 0
     if not sep:
         return base, (DEFAULT_SEARCH_BUDGET if base in BUDGETED_POLICIES else 0)
     if base in MODEL_POLICIES:
@@ -305,7 +309,13 @@ def learned_seat_weights(learned_seats, policies, n_features: int, read_weights,
 
 
 def canonical_policy(name: str, names: Sequence[str]) -> str:
-    """Validate one policy name (``search`` gets its default budget: ``search:64``)."""
+    """Validate one policy name (``search`` gets its default budget: ``search:64``); an
+    outside seat (``python:...``, ``openspiel-ismcts:N``: :mod:`.outside`) is checked and
+    given its canonical text."""
+    from cardsim.simcore.framework.outside import canonical_outside, is_outside
+
+    if is_outside(name):
+        return canonical_outside(name)
     base, budget = split_policy(name)
     if base not in names:
         raise ConfigError(f"unknown policy '{name}' (known: {', '.join(names)}; search and oracle take a budget: "
@@ -419,11 +429,19 @@ class PlayTaskBase(Task):
     def check_options(self, rules, options: Mapping[str, Any]) -> None:
         super().check_options(rules, options)
         policies = options.get("policies")
+        from cardsim.simcore.framework.outside import is_outside, parse_outside
+
         if not isinstance(policies, (list, tuple)) or len(policies) != rules.players \
-                or any(not isinstance(p, str) or split_policy(p)[0] not in self.policy_names for p in policies):
+                or any(not isinstance(p, str) or (split_policy(p)[0] not in self.policy_names and not is_outside(p))
+                       for p in policies):
             raise ConfigError(f"policies must name one of {', '.join(self.policy_names)} for each of "
                               f"{rules.players} seats")
+        for p in policies:
+            if is_outside(p) and parse_outside(p).ref != p:
+                raise ConfigError(f"policy {p!r} is not in its canonical form ({parse_outside(p).ref})")
         self.check_model_files(options)
+        if any(is_outside(p) for p in policies):
+            self.check_outside(rules, options)
         self.check_extra(rules, options)
 
     def _learned(self):
@@ -446,7 +464,9 @@ class PlayTaskBase(Task):
         import hashlib
         from pathlib import Path
 
-        notes = {}
+        from cardsim.simcore.framework.outside import seat_notes
+
+        notes = seat_notes(options.get("policies") or ())
         for policy in dict.fromkeys(options.get("policies") or ()):
             if policy != "learned" and not str(policy).startswith("learned:"):
                 continue
@@ -461,3 +481,11 @@ class PlayTaskBase(Task):
 
     def check_extra(self, rules, options: Mapping[str, Any]) -> None:
         """Validate game-specific options (override)."""
+
+    def check_outside(self, rules, options: Mapping[str, Any]) -> None:
+        """Raise :class:`ConfigError` when these options cannot be played with outside seats
+        (games played through the step interface; override)."""
+        from cardsim.simcore.framework import registry
+
+        if not registry.get_spec(self.game).step:
+            raise ConfigError(f"{self.game} has no step interface: it cannot seat outside players")

@@ -39,6 +39,7 @@ from typing import Any, Mapping
 import pyarrow as pa
 
 from cardsim.simcore.framework.config import ConfigError
+from cardsim.simcore.framework.outside import builtin_policies, has_outside, play_stepped, rows_to_columns
 from cardsim.simcore.rummy.rules import ContinentalRules, LobaRules
 from cardsim.simcore.framework.tasks import (TABLE_SEAT, DealTaskBase, PlayTaskBase, grid_counts_table, policy_budgets,
                                              with_full_search, with_peeking, with_plain_search)
@@ -175,6 +176,16 @@ class RummyPlayTask(PlayTaskBase):
         if not isinstance(mt, int) or isinstance(mt, bool) or not 10 <= mt <= 10_000:
             raise ConfigError(f"max_turns must be an integer in 10..10000, got {mt!r}")
 
+    def check_outside(self, rules, options: Mapping[str, Any]) -> None:
+        """The step interface plays every seat's claims and the default turn cap: outside
+        seats need ``claim_seats`` all and ``max_turns`` 400."""
+        super().check_outside(rules, options)
+        if list(options.get("claim_seats", range(rules.players))) != list(range(rules.players)):
+            raise ConfigError("outside seats play through the step interface, where every seat may claim: "
+                              "drop --claim-seats")
+        if int(options.get("max_turns", 400)) != 400:
+            raise ConfigError("outside seats play through the step interface, whose turn cap is 400: drop --max-turns")
+
     @staticmethod
     def _args(options):
         return (list(options["policies"]), list(options.get("claim_seats", [])) if "claim_seats" in options else None,
@@ -185,7 +196,13 @@ class RummyPlayTask(PlayTaskBase):
 
         start, count = config.chunk_range(chunk_id)
         policies, seats, mt = self._args(config.options)
-        cols = play_chunk(config.seed, start, count, config.rules, policies, seats, max_turns=mt)
+        if has_outside(policies):  # an outside seat: every match stepped, rows as the kernels write them
+            template = play_chunk(config.seed, start, 0, config.rules, builtin_policies(policies), seats, max_turns=mt)
+            results = play_stepped(self.game, config.rules, config.seed, start, count, policies)
+            cols = {"hands": rows_to_columns([h for r in results for h in r["hands"]], template["hands"]),
+                    "matches": rows_to_columns([r["matches"] for r in results], template["matches"])}
+        else:
+            cols = play_chunk(config.seed, start, count, config.rules, policies, seats, max_turns=mt)
         hands = dict(cols["hands"])
         hands["contract"] = pa.array(list(hands["contract"]), pa.string()).dictionary_encode()
         return {"hands": pa.table(hands), "matches": pa.table(cols["matches"])}

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from cardsim.simcore.framework import registry
 from cardsim.simcore.framework.config import ConfigError
+from cardsim.simcore.framework.outside import has_outside, stepped_game_seconds
 from cardsim.simcore.framework.tasks import BUDGETED_POLICIES, split_policy
 
 #: deals or games per second and core for a task whose GameSpec.throughput is silent
@@ -26,13 +27,20 @@ MAX_SECONDS = 24 * 3600.0
 
 def estimate(game: str, task: str, n: int, chunk_size: int, options: dict, cores: int) -> tuple[float, float]:
     """``(seconds, bytes)`` of a run, roughly."""
-    rate = registry.get_spec(game).throughput.get(task, DEFAULT_RATE) * max(cores, 1)
+    throughput = registry.get_spec(game).throughput
+    rate = throughput.get(task, DEFAULT_RATE) * max(cores, 1)
     slowdown = 0.0
-    for policy in options.get("policies", []) or []:
+    policies = list(options.get("policies", []) or [])
+    for policy in policies:
         base, budget = split_policy(str(policy))
         if base in BUDGETED_POLICIES:
             slowdown += budget * 5.0  # a search seat plays ~N rollouts per decision; seats add up
-    rate /= max(1.0, slowdown)
+    if task == "play" and has_outside(policies):
+        # outside seats: every game stepped at Python speed, on one core; built-in searches
+        # still decide in compiled code
+        rate = 1.0 / (stepped_game_seconds(game, policies, throughput) + slowdown / throughput.get(task, DEFAULT_RATE))
+    else:
+        rate /= max(1.0, slowdown)
     seconds = n / rate
     rows = n * (ROW_BYTES[task] + (PER_DEAL_BYTES if options.get("per_deal") else 0.0))
     parts = -(-n // chunk_size)

@@ -342,6 +342,7 @@ def check_models(manifest: dict[str, Any], config) -> None:
         return
     task = get_task(config.game, config.task)
     recorded = manifest.get("players") if isinstance(manifest.get("players"), dict) else {}
+    _check_outside_sources(policies, recorded)
     for policy in dict.fromkeys(str(p) for p in policies):
         if policy != "learned" and not policy.startswith("learned:"):
             continue
@@ -358,6 +359,23 @@ def check_models(manifest: dict[str, Any], config) -> None:
             raise ConfigError(f"policy {shorten(policy)}: the model file changed since the run started ({then}, "
                               f"{now[:12]}... now): its games would mix two players; restore the file, or start "
                               "again with --overwrite")
+
+
+def _check_outside_sources(policies, recorded: dict[str, Any]) -> None:
+    """Refuse to go on with a run whose outside seat's source file (``python:`` seats)
+    changed since the run started: its games would mix two players."""
+    from cardsim.simcore.framework.outside import is_outside, seat_notes
+
+    for policy in dict.fromkeys(str(p) for p in policies if is_outside(p)):
+        key = f"outside {policy}"
+        note = recorded.get(key) if isinstance(recorded.get(key), dict) else {}
+        was = note.get("sha256")
+        now = seat_notes([policy])[key].get("sha256")
+        if was != now:
+            then = f"sha256 {was[:12]}... when the run started" if isinstance(was, str) else "no checksum recorded"
+            raise ConfigError(f"policy {shorten(policy)}: its source file changed since the run started ({then}, "
+                              f"{(now or 'unreadable')[:12]}... now): its games would mix two players; restore "
+                              "the file, or start again with --overwrite")
 
 
 def execute(run: PartialRun, backend: str = "local", scheduler: str | None = None, workers: int | None = None,

@@ -149,8 +149,22 @@ def chunk_outcomes(spec, run, chunk_id: int, rules, progress: bool = True
     tables = chunk_frames(spec.play, run, chunk_id)
     outcomes = resolve_ref(spec.balance)(tables, rules)
     if spec.balance_progress and progress:
-        outcomes = dataclasses.replace(outcomes, comebacks=resolve_ref(spec.balance_progress)(run, chunk_id, rules))
+        outcomes = dataclasses.replace(outcomes, comebacks=_comebacks(spec, run, chunk_id, rules))
     return tables, outcomes
+
+
+def _comebacks(spec, run, chunk_id: int, rules) -> dict[str, np.ndarray]:
+    """``balance_progress`` of one chunk; NaN (unknown) for a table with an outside seat,
+    whose games the move-log replay cannot play again."""
+    from cardsim.simcore.framework.outside import builtin_policies, has_outside
+
+    function = resolve_ref(spec.balance_progress)
+    policies = list(run.options.get("policies") or ())
+    if not has_outside(policies):
+        return function(run, chunk_id, rules)
+    probe = dataclasses.replace(run, n=1, chunk_size=1, options={**run.options, "policies": builtin_policies(policies)})
+    count = run.chunk_range(chunk_id)[1]
+    return {name: np.full(count, np.nan) for name in function(probe, 0, rules)}
 
 
 def play_balance(config: BalanceConfig, on_step: Callable[[int, int], None] | None = None) -> BalancePlay:

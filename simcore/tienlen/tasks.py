@@ -7,6 +7,7 @@ import numpy as np
 import pyarrow as pa
 
 from cardsim.simcore.framework.config import ConfigError
+from cardsim.simcore.framework.outside import builtin_policies, has_outside, play_stepped, rows_to_columns
 from cardsim.simcore.framework.tasks import (DealTaskBase, PlayTaskBase, grid_counts_table, policy_budgets,
                                              with_peeking, with_plain_search)
 from cardsim.simcore.tienlen import deal as kernel
@@ -95,8 +96,13 @@ class PlayTask(PlayTaskBase):
         from cardsim.simcore.tienlen.play import play_chunk
 
         start, count = config.chunk_range(chunk_id)
-        columns = play_chunk(config.seed, start, count, config.rules, list(config.options["policies"]),
-                             config.options["games_per_match"])
+        policies, k = list(config.options["policies"]), config.options["games_per_match"]
+        if has_outside(policies):  # an outside seat: every game stepped, rows as the kernels write them
+            template = play_chunk(config.seed, start, 0, config.rules, builtin_policies(policies), k)
+            rows = [r["games"] for r in play_stepped("tienlen", config.rules, config.seed, start, count, policies, k)]
+            columns = rows_to_columns(rows, template, {"instant_kind": lambda name: INSTANT_KIND_NAMES.index(name) - 1})
+        else:
+            columns = play_chunk(config.seed, start, count, config.rules, policies, k)
         columns["instant_kind"] = instant_kind_names(columns["instant_kind"])
         return {"games": pa.table(columns)}
 

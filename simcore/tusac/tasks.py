@@ -21,6 +21,7 @@ from typing import Any, Mapping
 import numpy as np
 import pyarrow as pa
 
+from cardsim.simcore.framework.outside import builtin_policies, has_outside, play_stepped, rows_to_columns
 from cardsim.simcore.framework.tasks import (TABLE_SEAT, DealTaskBase, PlayTaskBase, counts_table, policy_budgets,
                                              with_peeking, with_plain_search)
 from cardsim.simcore.tusac import deal as kernel
@@ -98,7 +99,13 @@ class PlayTask(PlayTaskBase):
         from cardsim.simcore.tusac.play import play_chunk
 
         start, count = config.chunk_range(chunk_id)
-        columns = play_chunk(config.seed, start, count, config.rules, list(config.options["policies"]))
+        policies = list(config.options["policies"])
+        if has_outside(policies):  # an outside seat: every game stepped, rows as the kernels write them
+            template = play_chunk(config.seed, start, 0, config.rules, builtin_policies(policies))
+            rows = [r["games"] for r in play_stepped("tusac", config.rules, config.seed, start, count, policies)]
+            columns = rows_to_columns(rows, template)
+        else:
+            columns = play_chunk(config.seed, start, count, config.rules, policies)
         return {"games": pa.table(columns)}
 
     @staticmethod
