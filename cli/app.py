@@ -55,6 +55,11 @@ def _root(version: Annotated[bool, typer.Option("--version", "-V", help="print t
               help="plain estimates: no control variates on the deal (every row's ess_factor is then 1)")] = False,
           ) -> None:
     """Monte Carlo statistics for traditional card games."""
-    from cardsim.analysis.variance import set_variance_reduction
+    import sys
 
-    set_variance_reduction(not no_variance_reduction)
+    # only when asked, or to undo an earlier main() of this process: other commands stay
+    # light (the variance module loads pandas)
+    if no_variance_reduction or "cardsim.analysis.variance" in sys.modules:
+        from cardsim.analysis.variance import set_variance_reduction
+
+        set_variance_reduction(not no_variance_reduction)

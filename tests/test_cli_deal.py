@@ -227,7 +227,7 @@ def test_games_and_rules_listing(capsys):
     for game in ("tienlen", "tusac", "loba", "continental"):  # what the README's command list says
         assert "deal, play, replay, ladder, balance, experiment" in rows[game]
         assert ("exact" in rows[game]) == (game in ("tienlen", "tusac"))
-    for command, usage in (("replay", "[OPTIONS] GAME"), ("report", "[OPTIONS] PATHS..."),
+    for command, usage in (("replay", "[OPTIONS] [GAME]"), ("report", "[OPTIONS] PATHS..."),  # replay --record: no GAME
                            ("compile", "[OPTIONS] [GAMES]...")):
         code, stdout, _ = run(capsys, command, "--help")
         assert code == 0 and stdout.splitlines()[0] == f"Usage: cardsim {command} {usage}"

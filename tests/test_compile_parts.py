@@ -13,7 +13,7 @@ import textwrap
 from numba import types
 
 from cardsim.simcore.primitives import rng
-from cardsim.simcore.run import compile_parts as cp
+from cardsim.simcore.primitives import compile_parts as cp
 
 # In a fresh cache: compile the rummy play parts one after another here (unless argv[2] is
 # "play-only"), then play a game and list every kernel the game (still) compiles.

@@ -52,9 +52,13 @@ def file_sha256(path: Path) -> str:
 
 
 def shorten(value: Any, limit: int = 80) -> str:
-    """``repr``-free text of a value for an error message, cut to ``limit`` characters."""
+    """``repr``-free text of a value for an error message, cut to about ``limit`` characters:
+    its start and its end (a path's file name stays readable)."""
     text = " ".join(str(value).split())
-    return text if len(text) <= limit else f"{text[:limit - 20]}...({len(text):,} characters)"
+    if len(text) <= limit:
+        return text
+    keep = max(limit - 30, 10)
+    return f"{text[:keep // 2]}...{text[-(keep - keep // 2):]} ({len(text):,} characters)"
 
 
 def fsync_dir(path: Path) -> None:

@@ -108,7 +108,9 @@ def test_the_shipped_model_names_its_command_and_its_first_checkpoint_reproduces
     shipped = selfplay.state_from_text(train.SPEC, text, str(WEIGHTS_FILE))
     assert f"# reproduce: cardsim train tusac --seed {shipped.seed} --games {shipped.games}" in text
     again = selfplay.iterate(train.SPEC, train.start_state(shipped.seed), RULES)
-    np.testing.assert_array_equal(again.weights, shipped.first_checkpoint)
+    # the games and the update are exact; only the last bits of the update's dot product
+    # depend on the BLAS build that numpy dispatches to (a few ulps)
+    np.testing.assert_allclose(again.weights, shipped.first_checkpoint, rtol=1e-12, atol=1e-15)
     np.testing.assert_array_equal(read_weights(), shipped.weights)
     # the weights that are not trained stay the heuristic's
     frozen = train.NOISE == 0
