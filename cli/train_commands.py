@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 
 from cardsim.cli.app import app
-from cardsim.cli.params import GameArg, OverwriteOpt, QuietOpt, SeedOpt, ThreadsOpt
+from cardsim.cli.params import GameArg, OverwriteOpt, QuietOpt, SeedOpt, ThreadsOpt, YesOpt
 from cardsim.cli.runs import parse_count, parse_seed, say_drawn_seed
 from cardsim.simcore.framework import registry
 from cardsim.simcore.framework.config import ConfigError
@@ -28,6 +28,7 @@ def train_command(
                                                                  "same seed is resumed (default learned-GAME.txt)"),
     overwrite: OverwriteOpt = False,
     threads: ThreadsOpt = None,
+    yes: YesOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Learn the `learned` policy's weights by self-play and write them as a text model file.
@@ -53,7 +54,9 @@ def train_command(
     if n is None and minutes is None:
         n = 40 * trainer.games_per_iteration()
     path = out if out is not None else Path(f"learned-{game}.txt")
-    set_threads(threads)
+    cores = set_threads(threads)
+    if n is not None and not yes:
+        _check_feasible(game, n, cores)
     t0 = time.monotonic()
 
     def progress(state) -> None:
@@ -68,3 +71,14 @@ def train_command(
         resumed = f" (resumed at iteration {started})" if started else ""
         print(f"{path}: {state.iterations} iterations, {state.games:,} training games{resumed}; play it with "
               f"--policy 0=learned:{path}; reproduce: {trainer.reproduce_command(state.seed, state.games, path.name)}")
+
+
+def _check_feasible(game: str, n: int, cores: int) -> None:
+    """Refuse (one line with the estimate, as ``play`` does) a training that would take more than a
+    day: its self-play games cost at least what the game's ``play`` games do."""
+    from cardsim.simcore.run.estimate import MAX_SECONDS, estimate, human_time
+
+    seconds, _ = estimate(game, "play", n, n, {}, cores)
+    if seconds > MAX_SECONDS:
+        raise ConfigError(f"this training would take about {human_time(seconds)} on {cores} core(s) "
+                          f"({n:,} games): use a smaller --games, or --yes to run anyway")

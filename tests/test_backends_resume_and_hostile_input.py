@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from cardsim import analysis
 from cli_helpers import run
+from interrupted_runs import interrupted_deal
 from cardsim.simcore.run.output import verify
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,23 +98,7 @@ def test_resume_errors(tmp_path, capsys):
 
 def _interrupted_partial(tmp_path, capsys, monkeypatch, name="run"):
     """An unfinished run with its first of three chunks saved."""
-    import cardsim.simcore.tienlen.tasks as deal_task
-
-    original = deal_task.DealTask.run_chunk
-    calls = {"n": 0}
-
-    def flaky(config, chunk_id):
-        calls["n"] += 1
-        if calls["n"] == 2:
-            raise KeyboardInterrupt
-        return original(config, chunk_id)
-
-    monkeypatch.setattr(deal_task.DealTask, "run_chunk", staticmethod(flaky))
-    code, _, _ = run(capsys, "deal", "tienlen", "--deals", 3000, "--chunk-size", 1000, "--seed", 1,
-                     "--out", tmp_path / name)
-    monkeypatch.undo()
-    assert code == 130
-    return tmp_path / f".{name}.partial"
+    return interrupted_deal(capsys, monkeypatch, tmp_path / name)[0]
 
 
 def test_manifest_from_another_game_is_refused(tmp_path, capsys, monkeypatch):

@@ -1,4 +1,4 @@
-"""A new user's first hour: help, version, honest errors, seeds, estimates (issue 12)."""
+"""The CLI's help, version, errors, seeds and estimates as a new user meets them (issue 12)."""
 from __future__ import annotations
 
 import json
@@ -89,3 +89,24 @@ def test_report_refuses_paths_it_cannot_write(tmp_path, capsys):
         code, _, err = run(capsys, "report", tmp_path / "d", "--out", out)
         assert code == 2 and says in err and len(err.strip().splitlines()) == 1, (out, err)
     assert blocker.read_text() == "x" and not (tmp_path / "r.pdf").exists()
+
+
+def test_a_training_that_cannot_finish_is_refused_with_an_estimate(tmp_path, capsys):
+    # issue 50 item 13: `train --games 1e30` trained forever; refused like play, unless --yes
+    code, _, err = run(capsys, "train", "tienlen", "--games", "1e30", "--seed", 1, "--out", tmp_path / "m.txt")
+    assert code == 2 and "would take about" in err and "--yes" in err and len(err.strip().splitlines()) == 1, err
+    assert "1,000,000,000,000,000,000,000,000,000,000 games" in err  # exact: no float noise in the count
+    assert not (tmp_path / "m.txt").exists()
+
+
+def test_counts_are_exact_integers():
+    from cardsim.api import parse_count
+
+    assert parse_count("1e30", "--games") == 10 ** 30  # not 1000000000000000019884624838656
+    assert parse_count("1.5k", "--games") == 1500 and parse_count("2M", "--games") == 2 * 10 ** 6
+    assert parse_count("12_345", "--games") == 12345
+
+
+def test_a_seat_named_twice_in_policy_is_refused(capsys):
+    code, _, err = run(capsys, "play", "tienlen", "--games", 10, "--seed", 1, "--policy", "0=random,0=greedy")
+    assert code == 2 and "seat 0" in err and "twice" in err and len(err.strip().splitlines()) == 1, err

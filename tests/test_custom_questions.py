@@ -159,3 +159,19 @@ def test_custom_event_through_an_experiment(tmp_path, capsys):
     rows = counts[counts["event"] == "two_bombs"].set_index("seat")
     assert table.loc["two_bombs", "baseline"] == pytest.approx(rows.loc[-1, "count"] / 60000)
     assert table.loc["two_bombs_seat_0", "baseline"] == pytest.approx(rows.loc[0, "count"] / 60000)
+
+
+def test_an_event_written_for_another_games_hands_is_refused(tmp_path, capsys):
+    # issue 50 item 14: a Tiến Lên bit-mask function given Tứ Sắc's count arrays compiled
+    # (element by element) and counted 0 with exit 0
+    ref = f"{EXAMPLES}/deal_events.py:two_bombs"
+    code, _, err = run(capsys, "deal", "tusac", "--deals", 100, "--event", ref, "--out", tmp_path / "o")
+    assert code == 2 and "another game" in err and "int8[28]" in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "o").exists()
+    # arrays the function makes itself are fine; so is Tứ Sắc's own example
+    path = tmp_path / "ev.py"
+    path.write_text("import numpy as np\n\ndef ev(counts):\n    seen = np.zeros(4, np.int64)\n"
+                    "    for c in range(4):\n        seen[c] = counts[7 * c]\n    return seen.sum() >= 3\n")
+    for ref in (f"{path}:ev", f"{EXAMPLES}/deal_events.py:three_generals_one_colour"):
+        code, _, err = run(capsys, "deal", "tusac", "--deals", 100, "--seed", 1, "--event", ref, "--quiet")
+        assert code == 0, err

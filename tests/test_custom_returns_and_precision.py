@@ -1,5 +1,5 @@
-"""Findings of an independent first-hour check (issue 34): custom events and metrics that
-return no bool or number, and --precision/--target/--max that asked for nothing or failed.
+"""Custom events and metrics that return no bool or number, and --precision/--target/--max
+that ask for nothing or cannot be met (issue 34).
 
 Bad input exits 2 with one line ``cardsim: error: ...`` and writes nothing.
 """

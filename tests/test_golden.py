@@ -1,4 +1,6 @@
-"""Refactors keep behaviour: every golden case reproduces its stored data exactly."""
+"""Refactors keep behaviour: every golden case (``golden/cases.py``) reproduces its stored data
+(``golden/data``) cell for cell, and every golden replay its stored text, run through the CLI as
+a user's command runs."""
 from __future__ import annotations
 
 import sys
@@ -12,9 +14,6 @@ sys.path.insert(0, str(GOLDEN))
 
 from cases import CASES, REPLAYS  # noqa: E402
 from runner import load_case, replay_case  # noqa: E402
-
-# as a cardsim command compiles (tests/conftest.py keeps callee wrappers elsewhere)
-
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

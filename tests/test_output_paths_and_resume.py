@@ -1,6 +1,6 @@
-"""Findings of the independent integrity check (issue 34): output paths that are the
-current folder or unusable, planted lock files, resuming an ``--overwrite`` run,
-parts without a checksum record, datasets that lost a part together with its record."""
+"""Output paths and resume (issue 34): output paths that are the current folder or unusable,
+planted lock files, resuming an ``--overwrite`` run, parts without a checksum record, datasets
+that lost a part together with its record."""
 import json
 import os
 import shutil
@@ -16,6 +16,7 @@ from cardsim.simcore.framework.config import ConfigError
 from cardsim.simcore.run import lifecycle
 from cardsim.simcore.run.output import verify
 from cli_helpers import run
+from interrupted_runs import interrupted_deal
 
 
 def deal(capsys, out, *extra, n=3000, chunk=1000, seed=1):
@@ -39,25 +40,11 @@ def refused(capsys, *args):
     return stderr
 
 
-def _interrupted(tmp_path, capsys, monkeypatch, out, *extra, seed=1):
+def _interrupted(capsys, monkeypatch, out, *extra, seed=1):
     """Interrupt ``cardsim deal ... --out OUT EXTRA`` at its second of three chunks."""
-    import cardsim.simcore.tienlen.tasks as deal_task
-
-    original = deal_task.DealTask.run_chunk
-    calls = {"n": 0}
-
-    def flaky(config, chunk_id):
-        calls["n"] += 1
-        if calls["n"] == 2:
-            raise KeyboardInterrupt
-        return original(config, chunk_id)
-
-    monkeypatch.setattr(deal_task.DealTask, "run_chunk", staticmethod(flaky))
-    code, _, stderr = run(capsys, "deal", "tienlen", "--deals", 3000, "--chunk-size", 1000, "--seed", seed,
-                          "--out", out, *extra)
-    monkeypatch.undo()
-    assert code == 130 and "cardsim resume" in stderr, stderr
-    return out.parent / f".{out.name}.partial"
+    partial, stderr = interrupted_deal(capsys, monkeypatch, out, *extra, seed=seed)
+    assert "cardsim resume" in stderr, stderr
+    return partial
 
 
 # ------------------------------------------------------------------ 7: the current folder
@@ -120,7 +107,7 @@ def test_a_lock_that_is_not_a_regular_file_is_refused(tmp_path, capsys):
 def test_resume_finishes_an_interrupted_overwrite(tmp_path, capsys, monkeypatch):
     out = tmp_path / "ds"
     deal(capsys, out, seed=2)
-    partial = _interrupted(tmp_path, capsys, monkeypatch, out, "--overwrite", seed=1)
+    partial = _interrupted(capsys, monkeypatch, out, "--overwrite", seed=1)
     assert partial.is_dir() and json.loads((out / "run.json").read_text())["seed"] == 2  # old one kept so far
     code, _, stderr = run(capsys, "resume", out, "--quiet")
     assert code == 0, stderr
@@ -134,7 +121,7 @@ def test_resume_finishes_an_interrupted_overwrite(tmp_path, capsys, monkeypatch)
 
 def test_resume_without_overwrite_intent_refuses_before_running(tmp_path, capsys, monkeypatch):
     out = tmp_path / "ds"
-    partial = _interrupted(tmp_path, capsys, monkeypatch, out)
+    partial = _interrupted(capsys, monkeypatch, out)
     deal(capsys, tmp_path / "other", seed=2)
     (tmp_path / "other").rename(out)  # a dataset appeared at OUT meanwhile
     line = refused(capsys, "resume", out)
@@ -146,7 +133,7 @@ def test_resume_without_overwrite_intent_refuses_before_running(tmp_path, capsys
 def test_resume_of_an_overwrite_still_refuses_to_replace_foreign_files(tmp_path, capsys, monkeypatch):
     out = tmp_path / "ds"
     deal(capsys, out, seed=2)
-    partial = _interrupted(tmp_path, capsys, monkeypatch, out, "--overwrite")
+    partial = _interrupted(capsys, monkeypatch, out, "--overwrite")
     shutil.rmtree(out)
     out.mkdir()
     (out / "thesis.tex").write_text("precious\n")  # not a dataset any more
@@ -159,7 +146,7 @@ def test_resume_of_an_overwrite_still_refuses_to_replace_foreign_files(tmp_path,
 
 def test_resume_redoes_a_part_without_a_checksum_record(tmp_path, capsys, monkeypatch):
     out = tmp_path / "ds"
-    partial = _interrupted(tmp_path, capsys, monkeypatch, out)
+    partial = _interrupted(capsys, monkeypatch, out)
     part = partial / "counts" / "part-000000.parquet"
     table = pq.read_table(part)
     counts = table.column("count").to_numpy().copy()
@@ -234,7 +221,7 @@ def test_resume_after_a_commit_killed_before_its_rename_keeps_the_parts(tmp_path
     import cardsim.simcore.run.output as output
 
     out = tmp_path / "ds"
-    partial = _interrupted(tmp_path, capsys, monkeypatch, out)
+    partial = _interrupted(capsys, monkeypatch, out)
 
     def killed(src, dst, overwrite):
         raise KeyboardInterrupt  # stands for SIGKILL between the last fsync and the rename

@@ -19,6 +19,7 @@ import pytest
 import cardsim
 from cardsim.simcore.framework.config import ConfigError, Interrupted
 from cardsim.simcore.run.output import verify
+import interrupted_runs
 from cli_helpers import run
 
 TUNE = dict(switches=["players=2,4"], objectives=["turns"], budget=800, batch=20, seed=5, progress=False)
@@ -41,37 +42,16 @@ def tree(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def interrupted(tmp_path, capsys, monkeypatch, *args, name="run", task="cardsim.simcore.tienlen.tasks.DealTask"):
-    """An unfinished run of ``cardsim ARGS --out tmp_path/name`` with its first chunk saved."""
-    import importlib
-
-    module, _, cls = task.rpartition(".")
-    owner = getattr(importlib.import_module(module), cls)
-    original = owner.run_chunk
-    calls = {"n": 0}
-
-    def flaky(config, chunk_id):
-        calls["n"] += 1
-        if calls["n"] == 2:
-            raise KeyboardInterrupt
-        return original(config, chunk_id)
-
-    monkeypatch.setattr(owner, "run_chunk", staticmethod(flaky))
-    code, _, err = run(capsys, *args, "--out", tmp_path / name)
-    monkeypatch.undo()
-    assert code == 130, err
-    return tmp_path / f".{name}.partial"
-
-
 def interrupted_deal(tmp_path, capsys, monkeypatch, name="run"):
-    return interrupted(tmp_path, capsys, monkeypatch, "deal", "tienlen", "--deals", 3000, "--chunk-size", 1000,
-                       "--seed", 1, "--quiet", name=name)
+    """An unfinished ``deal`` run of ``tmp_path/name`` with its first chunk saved."""
+    return interrupted_runs.interrupted_deal(capsys, monkeypatch, tmp_path / name, "--quiet")[0]
 
 
 def interrupted_learned_play(tmp_path, capsys, monkeypatch, model):
-    return interrupted(tmp_path, capsys, monkeypatch, "play", "tienlen", "--games", 300, "--chunk-size", 100,
-                       "--seed", 1, "--policy", f"0=learned:{model}", "--quiet",
-                       task="cardsim.simcore.tienlen.tasks.PlayTask")
+    """An unfinished ``play`` run of ``tmp_path/run`` with a ``learned:MODEL`` seat, its first chunk saved."""
+    return interrupted_runs.interrupted(capsys, monkeypatch, tmp_path / "run", "play", "tienlen", "--games", 300,
+                                        "--chunk-size", 100, "--seed", 1, "--policy", f"0=learned:{model}",
+                                        "--quiet", task="cardsim.simcore.tienlen.tasks.PlayTask")[0]
 
 
 def model_copy(tmp_path) -> Path:

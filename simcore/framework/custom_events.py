@@ -97,7 +97,26 @@ def _compile_event(game: str, ref: str):
     result = dispatcher.nopython_signatures[-1].return_type
     if not isinstance(result, types.Boolean):  # an integer would count every nonzero value as a hit
         raise ConfigError(f"--event {ref}: must return a bool for one hand, returns {result}")
+    if isinstance(argument, types.Array) and _array_arithmetic(dispatcher, argument):
+        raise ConfigError(f"--event {ref}: does arithmetic on the whole hand (element by element), but a hand "
+                          f"here is {hands.describe}: is the function written for another game's hands?")
     return dispatcher
+
+
+def _array_arithmetic(dispatcher, argument) -> bool:
+    """Does the function compiled for ``argument`` compute an array by an operator (``hand >> 4``,
+    ``hand & 15 == 15``: a bit-mask function given an array of counts, which Numba types element by
+    element and counts silently wrong)? Array results of calls (``np.zeros``) are fine."""
+    from numba.core import ir
+
+    annotation = dispatcher.overloads[(argument,)].type_annotation
+    for block in annotation.blocks.values():
+        for stmt in block.body:
+            if (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr)
+                    and stmt.value.op in ("arrayexpr", "binop", "inplace_binop", "unary")
+                    and isinstance(annotation.typemap.get(stmt.target.name), types.Array)):
+                return True
+    return False
 
 
 #: compiled events and their kernels, per (game, ref, file mtime): a run compiles once

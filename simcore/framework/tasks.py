@@ -162,6 +162,7 @@ def parse_policy_text(text: str, players: int, names: Sequence[str], default: st
         items = items * players
     if all("=" in x for x in items):
         policies = [default] * players
+        named: set[int] = set()
         for item in items:
             seat_text, _, name = item.partition("=")
             try:
@@ -170,6 +171,9 @@ def parse_policy_text(text: str, players: int, names: Sequence[str], default: st
                 raise ConfigError(f"bad --policy entry {item!r}: expected SEAT=POLICY") from None
             if not 0 <= seat < players:
                 raise ConfigError(f"bad --policy entry {item!r}: seat must be 0..{players - 1}")
+            if seat in named:
+                raise ConfigError(f"bad --policy {text!r}: seat {seat} is named twice")
+            named.add(seat)
             policies[seat] = name.strip()
     elif any("=" in x for x in items):
         raise ConfigError(f"bad --policy {text!r}: use one name, a list of {players}, or SEAT=NAME pairs")

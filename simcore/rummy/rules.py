@@ -1,6 +1,6 @@
 """The rule switches of Loba / Carioca and Continental (frozen ``Rules`` classes, contracts, house choices).
 
-Specs: ``shared/rules/loba.md`` and ``shared/rules/continental.md``. Both games share
+Specs: ``docs/rules/loba.md`` and ``docs/rules/continental.md``. Both games share
 one rummy core; a rules class gives the core its rounds (:meth:`rounds`: label, tríos,
 escaleras, cards dealt), its meld rules (:meth:`meld_params`) and its pack
 (:meth:`deck_jokers`). Deal events: Loba ``contract_r<i>_<code>`` (``i`` = the round's

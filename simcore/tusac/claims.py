@@ -1,6 +1,6 @@
 """Tứ Sắc claims on an exposed card: the melds a taken card can make, who may win, who may steal.
 
-Claim order (spec ``shared/rules/tusac.md``; the engine walks these levels in
+Claim order (spec ``docs/rules/tusac.md``; the engine walks these levels in
 :func:`cardsim.simcore.tusac.engine.advance`):
 
 1. **Win** (:func:`win_claim`): every seat that can win with the card and may claim it

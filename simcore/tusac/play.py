@@ -8,7 +8,7 @@ game's separate search stream (:func:`cardsim.simcore.primitives.rng.search_key`
 stock and the other seats' random choices are the same whatever the seats' policies. Any
 chunking, thread count or replay reproduces a game exactly.
 
-Game flow (spec ``shared/rules/tusac.md``; details in :mod:`.engine` and :mod:`.claims`)
+Game flow (spec ``docs/rules/tusac.md``; details in :mod:`.engine` and :mod:`.claims`)
 ----------------------------------------------------------------------------------------
 * Seats ``0..players-1``; seat 0 deals and gets 21 cards, the others 20. Play order is
   ``seat + 1 mod players`` (the spec's anticlockwise order, seats numbered that way).

@@ -1,4 +1,4 @@
-"""Tứ Sắc rule switches (spec: ``shared/rules/tusac.md``)."""
+"""Tứ Sắc rule switches (spec: ``docs/rules/tusac.md``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,6 +1,6 @@
 """Readable pure-Python reference of Tứ Sắc claims and of one whole game.
 
-Written from the spec (``shared/rules/tusac.md``) and the reading documented in
+Written from the spec (``docs/rules/tusac.md``) and the reading documented in
 :mod:`simcore.tusac.play` and :mod:`simcore.tusac.claims`, without the kernel's tables for wins: a win is found by
 listing every meld that contains the taken card (:func:`melds_with`) and asking the
 meld engine whether the rest of the hidden hand melds completely

@@ -1,6 +1,5 @@
-"""Rule fixes from a review of the contract-rummy code: Loba's final round with buys, the
-``contracts`` list order, escalera length, the draw order of the deal statistics and the
-random policy's claims."""
+"""Contract-rummy rounds and draws: Loba's final round with buys, the ``contracts`` list order,
+escalera length, the draw order of the deal statistics and the random policy's claims."""
 from collections import Counter
 
 import numpy as np

@@ -80,8 +80,11 @@ def test_a_drawn_general_its_drawer_cannot_keep_is_discarded_as_drawn():
 def test_drawn_generals_are_the_only_generals_discarded():
     rules = R(win_threshold=10)
     cols, log, nlog, fin = play_logged(51, 0, 300, rules, "heuristic")
+    checked = 0
     for i in range(300):
         rows = log[i, :nlog[i]]
         for j, (kind, seat, a, b, _, _) in enumerate(rows):
             if kind == LOG_DISCARD and a % 7 == 0:
                 assert b == 1 and rows[j - 2][0] == LOG_DRAW and rows[j - 2][2] == a, (i, j)
+                checked += 1
+    assert checked > 0, "no General was discarded: the sample checks nothing"
