@@ -111,6 +111,10 @@ from cardsim.simcore.rummy.table import swap_target
 from numba import njit
 
 N_CODES = 53  # card codes 0..51 and the joker 52
+
+
+def _popcount(x: int) -> int:
+    return bin(x).count("1")
 A_STOCK, A_PILE, A_DECLINE, A_CLAIM, A_PASS, A_LAYDOWN, A_STOP, A_GREEDY = range(8)
 A_DISCARD = 8
 A_LAYOFF = A_DISCARD + N_CODES
@@ -490,6 +494,16 @@ class RummyStep(StepGame):
         st = self.st
         return planes_cards(int(st[0][s]), int(st[1][s]), int(st[2][s]))
 
+    def _hand_counts(self, s) -> np.ndarray:
+        """Copies of each card code in seat ``s``'s hand, float32[N_CODES] (the planes' bits)."""
+        st = self.st
+        planes = np.array([st[0][s], st[1][s]], "<u8").view(np.uint8)
+        bits = np.unpackbits(planes, bitorder="little").reshape(2, 64)[:, :N_CODES - 1]
+        out = np.zeros(N_CODES, np.float32)
+        out[:N_CODES - 1] = bits[0] + bits[1]
+        out[N_CODES - 1] = st[2][s]
+        return out
+
     def _totals(self):
         return self.seatout[:self.r, S_POINTS, :].sum(axis=0) if self.r < self.setup.R else \
             self.seatout[:, S_POINTS, :].sum(axis=0)
@@ -556,8 +570,7 @@ class RummyStep(StepGame):
         P = s.P
         v = np.zeros(self.obs_size, np.float32)
         o = 0
-        for c in self._hand(seat):
-            v[o + c] += 1
+        v[o:o + N_CODES] = self._hand_counts(seat)
         o += N_CODES
         top = self._live_top()
         if top >= 0:
@@ -574,7 +587,7 @@ class RummyStep(StepGame):
         v[o:o + P * N_CODES] = st[4].reshape(-1)
         o += P * N_CODES
         for q in range(P):
-            v[o + q] = len(self._hand(q))
+            v[o + q] = _popcount(int(st[0][q])) + _popcount(int(st[1][q])) + int(st[2][q])
             v[o + P + q] = st[3][F_DOWN, q]
             v[o + 2 * P + q] = st[3][F_NCLAIMS, q]
         o += 3 * P
