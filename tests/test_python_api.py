@@ -90,3 +90,16 @@ def test_kernels_python_calls_load_after_a_cli_run_filled_the_cache(tmp_path):
                            "tests/tusac/test_melds.py::test_win_with_taken_card"],
                           env=env, cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
+def test_a_clone_named_cardsim_imported_from_its_parent_says_what_happened(tmp_path):
+    # issue 50 item 18: git's default folder name, a script run from the parent folder: Python took the
+    # clone for a namespace package (module 'cardsim' has no attribute 'play')
+    (tmp_path / "cardsim").symlink_to(ROOT, target_is_directory=True)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-c", "import cardsim; cardsim.play"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("ImportError:") and "source folder" in last and "another folder" in last, done.stderr
+    assert "no attribute" not in done.stderr
