@@ -16,7 +16,9 @@ from cardsim.simcore.rummy.cards import add_card, remove_card
 from cardsim.simcore.rummy.deal import draw_stock
 from cardsim.simcore.rummy.hand import forget_card, forget_played, improves
 from cardsim.simcore.rummy.log import L_DISCARD, L_LAYOFF, L_RESHUFFLE, L_TAKE_PILE, L_TAKE_STOCK, _log
-from cardsim.simcore.rummy.state import (F_DIST, F_DOWN, LO_GREEDY, LO_STOP, P_CLAIMS, P_MAXTURNS, P_PLAYERS,
+from cardsim.simcore.rummy.laydown_close import exact_close_layoffs
+from cardsim.simcore.rummy.state import (F_DIST, F_DOWN, LO_GREEDY, LO_STOP, P_CLAIMS, P_CLOSE, P_EXACT, P_MAXTURNS,
+                                         P_PLAYERS, P_TABLE,
                                          PH_CLAIM, PH_DISCARD, PH_END, PH_LAYDOWN, PH_TAKE, V_ASK, V_CAPPED, V_K,
                                          V_LAID_NOW, V_LAST_DISC, V_LIVE, V_M, V_NPILE, V_P, V_PHASE, V_RESH, V_SP,
                                          V_TOP, V_TURNS, V_WENT_OUT)
@@ -97,6 +99,9 @@ def apply_layoff_decision(st, d, prm, mp, log, nl, log_on):
     if d == LO_STOP:
         _after_layoffs(st)
     elif d == LO_GREEDY:
+        if prm[P_CLOSE] and prm[P_EXACT] and prm[P_TABLE] and sv[V_LAID_NOW]:
+            # switch exact_close: lay-offs that close at once where the greedy ones would not (issue 50)
+            nl = exact_close_layoffs(st, prm, mp, log, nl, log_on)
         nl = greedy_layoffs(st, prm, mp, log, nl, log_on)
         _after_layoffs(st)
         forget_played(st, p)

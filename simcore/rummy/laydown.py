@@ -33,7 +33,9 @@ more than one card is then played out with the heuristic's lay-offs
 ``greedy_layoffs`` with its row lay-off routines, on a copy of the table plus the new melds,
 after a bitmask bound); a choice after which at most one card is left closes the hand (-10) and
 beats every choice that does not, else the order above is kept (with an empty table it is
-unchanged).
+unchanged). With the switch ``exact_close`` (issue 50) the check is exact: any sequence of
+lay-offs and joker swaps (:func:`cardsim.simcore.rummy.laydown_close.table_closes_exact`), and
+the lay-down turn's lay-offs then follow it.
 
 The best over all choices is exact for the lay-off rules of
 :func:`cardsim.simcore.rummy.melds.lay_off` (tested against a brute force over all meld
@@ -50,6 +52,7 @@ from numba import njit
 
 from cardsim.simcore.primitives.bits import popcount
 from cardsim.simcore.rummy.contract import RUN, TRIO, _next_window, _rank_count
+from cardsim.simcore.rummy.laydown_close import _scratch_rows
 from cardsim.simcore.rummy.laydown_lengthen import _finish
 from cardsim.simcore.rummy.laydown_score import _left
 
@@ -120,17 +123,20 @@ def _set_core(runs, i, w, pat):
 @njit(cache=True, _nrt=True)
 def exact_laydown(a1, a2, jokers, k, m, mp):
     """:func:`exact_laydown_table` with no meld on the table (Loba; tests)."""
-    return _exact_laydown(a1, a2, jokers, k, m, mp, np.zeros((1, 8), np.int64))
+    return _exact_laydown(a1, a2, jokers, k, m, mp, np.zeros((1, 9), np.int64))
 
 
 @njit(cache=True, _nrt=True)
-def exact_laydown_table(a1, a2, jokers, k, m, mp, mrow, nt, joker_swap):
+def exact_laydown_table(a1, a2, jokers, k, m, mp, mrow, nt, joker_swap, exact_close=0):
     """:func:`_exact_laydown` for Continental, where same-turn lay-offs may go on any table meld:
     a lay-down after which the heuristic's lay-offs on the ``nt`` melds ``mrow[:nt]`` already on
     the table (and on the new ones) leave at most one card, so that the player closes (-10),
     beats any that does not; otherwise the order is unchanged (fewest cards left by the
-    lay-down with its own lay-offs, then points)."""
-    tab = np.zeros((nt + 1, 8), np.int64)
+    lay-down with its own lay-offs, then points). ``exact_close`` (switch, issue 50): any
+    sequence of lay-offs and joker swaps that closes counts, not only the heuristic's
+    (:mod:`cardsim.simcore.rummy.laydown_close`)."""
+    tab = np.zeros((nt + 1, 9), np.int64)
+    tab[0, 8] = 1 if exact_close else 0
     tab[0, 0] = nt
     tab[0, 1] = 1 if joker_swap else 0
     tab[0, 2] = mp[2]
@@ -162,7 +168,9 @@ def _exact_laydown(a1, a2, jokers, k, m, mp, tab):
     runs = np.zeros((3, 6), np.int64)
     work = np.zeros((3, 6), np.int64)
     best = np.array([1 << 30, 1 << 30, 1], np.int64)  # cards, points, 1 = does not close
-    sim = np.zeros((tab[0, 0] + 6, 6), np.int64)  # the table of :func:`laydown_score._table_closes`
+    # the table of :func:`laydown_score._table_closes` (and the scratch of the exact close search)
+    extra = _scratch_rows(popcount(a1) + popcount(a2) + jokers) if tab[0, 8] else 0
+    sim = np.zeros((tab[0, 0] + 6 + extra, 6), np.int64)
     best_rows = np.zeros((k + m, 6), np.int64)
     best_hand = np.zeros(3, np.uint64)
     # the tríos' ranks, core jokers, codes, reserved naturals per rank; joker placements; the

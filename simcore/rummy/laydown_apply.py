@@ -21,7 +21,7 @@ from cardsim.simcore.rummy.laydown import exact_laydown_table
 from cardsim.simcore.rummy.log import L_LAYDOWN, L_LAYOFF, L_MELD, _log, _pack
 from cardsim.simcore.rummy.melds import LAY_HIGH, LAY_LOW, RUN, TRIO, best_laydown
 from cardsim.simcore.rummy.state import (F_DOWN, GAME_LOBA, MAXC, P_CLAIMS, P_EXACT, P_EXTEND, P_GAME, P_SAME_TURN,
-                                         P_SWAP, P_TABLE, PH_LAYOFF, V_K, V_LAID_NOW, V_M, V_NM, V_OUT_AT_ONCE, V_P,
+                                         P_SWAP, P_TABLE, P_CLOSE, PH_LAYOFF, V_K, V_LAID_NOW, V_M, V_NM, V_OUT_AT_ONCE, V_P,
                                          V_PHASE)
 from cardsim.simcore.rummy.table import apply_layoff, build_melds, run_cards
 
@@ -47,24 +47,26 @@ def reach_markers(prm: np.ndarray, pol: np.ndarray) -> tuple:
             1 if exact_on and prm[P_EXTEND] else None, 1 if (np.asarray(pol) == POL_RANDOM).any() else None)
 
 
-def solve_laydown(exact, a1, a2, aj, k, m, mp, extend, mrow, nt, swap):
+def solve_laydown(exact, a1, a2, aj, k, m, mp, extend, mrow, nt, swap, close):
     """The lay-down solver marker ``exact`` names (:func:`reach_markers`): the exact solver,
     or the greedy one (``extend``: longer melds) when None. Returns the solvers' ``(ok, left,
     rows, l1, l2, lj)``. The exact solver also weighs the same-turn lay-offs on the ``nt``
-    table melds ``mrow[:nt]`` (``nt = 0``: none; ``swap``: joker swaps allowed)."""
+    table melds ``mrow[:nt]`` (``nt = 0``: none; ``swap``: joker swaps allowed; ``close``:
+    switch ``exact_close``, any sequence of them, not only the heuristic's)."""
     if exact is None:
         return best_laydown(a1, a2, aj, k, m, mp, extend)
-    return exact_laydown_table(a1, a2, aj, k, m, mp, mrow, nt, swap)
+    return exact_laydown_table(a1, a2, aj, k, m, mp, mrow, nt, swap, close)
 
 
 @overload(solve_laydown)
-def _solve_laydown_typed(exact, a1, a2, aj, k, m, mp, extend, mrow, nt, swap):
+def _solve_laydown_typed(exact, a1, a2, aj, k, m, mp, extend, mrow, nt, swap, close):
     # Chosen by the marker's type while compiling: numba prunes `if exact is None` only when
     # ``exact`` is None, so a plain `if` in a kernel compiled both solvers for a marker of 1.
     if isinstance(exact, types.NoneType):
-        return lambda exact, a1, a2, aj, k, m, mp, extend, mrow, nt, swap: best_laydown(a1, a2, aj, k, m, mp, extend)
-    return lambda exact, a1, a2, aj, k, m, mp, extend, mrow, nt, swap: exact_laydown_table(a1, a2, aj, k, m, mp, mrow,
-                                                                                          nt, swap)
+        return lambda exact, a1, a2, aj, k, m, mp, extend, mrow, nt, swap, close: best_laydown(a1, a2, aj, k, m, mp,
+                                                                                              extend)
+    return lambda exact, a1, a2, aj, k, m, mp, extend, mrow, nt, swap, close: exact_laydown_table(
+        a1, a2, aj, k, m, mp, mrow, nt, swap, close)
 
 
 @njit(cache=True, _nrt=True, forceinline=False)
@@ -82,7 +84,7 @@ def laydown_out(st, p, mp, exact, log, nl, log_on):
     k, m = sv[V_K], sv[V_M]
     a1, a2, aj = h1[p], h2[p], hj[p]
     ok, left, rows, l1, l2, lj = solve_laydown(exact, a1, a2, aj, k, m, mp, np.int64(1), mrow, np.int64(0),
-                                               np.int64(0))
+                                               np.int64(0), np.int64(0))
     if not ok or n_cards(l1, l2, lj) > 1:
         return False, nl
     n = rows.shape[0]
@@ -207,7 +209,7 @@ def _lay_down_contract(st, p, prm, mp, exact, log, nl, log_on):
     # Continental's same-turn lay-offs may go on any table meld: the exact lay-down weighs them (issue 34)
     nt = sv[V_NM] if prm[P_SAME_TURN] and prm[P_TABLE] else np.int64(0)
     ok, left, rows, l1, l2, lj = solve_laydown(exact, h1[p], h2[p], hj[p], k, m, mp, prm[P_EXTEND], mrow, nt,
-                                               prm[P_SWAP])
+                                               prm[P_SWAP], prm[P_CLOSE])
     nm0 = sv[V_NM]
     nm = build_melds(h1[p], h2[p], l1, l2, rows, p, mrow, mcards, mlen, mown, nm0)
     sv[V_NM] = nm

@@ -6,7 +6,9 @@ it is the best so far (:func:`_score`).
 
 Continental (issue 34): whether the heuristic's same-turn lay-offs on the table melds and the
 new ones leave at most one card (:func:`_table_closes`), played on a scratch copy of the rows
-with the engine's lay-off routines (:mod:`cardsim.simcore.rummy.table`).
+with the engine's lay-off routines (:mod:`cardsim.simcore.rummy.table`); with the switch
+``exact_close`` (issue 50), whether any sequence of them does
+(:func:`cardsim.simcore.rummy.laydown_close.table_closes_exact`).
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from numba import njit
 from cardsim.simcore.primitives.bits import popcount
 from cardsim.simcore.rummy.cards import RANK_POINTS
 from cardsim.simcore.rummy.contract import _SUIT13, _U1, LAY_SWAP, RANK_COL, TRIO, _rank_count, _take
+from cardsim.simcore.rummy.laydown_close import table_closes_exact
 from cardsim.simcore.rummy.melds import lay_off
 from cardsim.simcore.rummy.table import lay_row, layable, swap_target
 
@@ -38,7 +41,7 @@ def _table_closes(work, m, c1, c2, jl, k, t_rank, tab, sim):
     naturals in code order, joker swaps, jokers, repeated) of the hand ``c1, c2`` + ``jl`` jokers,
     on the table melds ``tab[1:]`` then this lay-down's melds (escaleras ``work``, tríos
     ``t_rank``), leave at most one card? ``tab[0]``: ``[melds, joker_swap, circular, no_adjacent,
-    max_jokers, min_naturals, trío rank bits, escalera suit bits]`` of the table."""
+    max_jokers, min_naturals, trío rank bits, escalera suit bits, exact_close]`` of the table."""
     nt = tab[0, 0]
     # quick bound: a natural of a rank without a trío and a suit without an escalera stays
     rb = tab[0, 6]
@@ -135,6 +138,8 @@ def _score(work, m, b1, b2, bj, k, t_rank, reserve, t_jok, best, best_rows, best
     if cl == 1 and tab[0, 0] > 0 and (best[2] == 1 or n < best[0] or (n == best[0] and pts < best[1])):
         if _table_closes(work, m, c1, c2, bj - extra, k, t_rank, tab, sim):
             cl = 0
+        elif tab[0, 8] and table_closes_exact(work, m, c1, c2, bj - extra, k, t_rank, tab, sim):
+            cl = 0  # switch exact_close: some other sequence of lay-offs closes (issue 50)
     if cl < best[2] or (cl == best[2] and (n < best[0] or (n == best[0] and pts < best[1]))):
         best[0] = n
         best[1] = pts

@@ -148,6 +148,7 @@ class ContinentalRules(Rules):
     max_claims_per_hand: int = 0
     exact_laydown: bool = True
     laydown_table: bool = True
+    exact_close: bool = True
 
     GAME: ClassVar[str] = "continental"
     SWITCHES: ClassVar = {
@@ -163,6 +164,10 @@ class ContinentalRules(Rules):
         "laydown_table": Switch("bool", "the exact lay-down puts first one that closes at once with the same-turn "
                                         "lay-offs and joker swaps on the melds already on the table (issue 34); "
                                         "off = blind to the table"),
+        "exact_close": Switch("bool", "with exact_laydown and laydown_table: a lay-down closes at once when any "
+                                      "sequence of same-turn lay-offs and joker swaps leaves at most one card (exact "
+                                      "search; the lay-offs then follow it, e.g. a joker placed so that a natural "
+                                      "fits) (issue 50); off = only the heuristic's greedy lay-offs count"),
     }
     HOUSE_CHOICES: ClassVar = {
         "naturals": "a meld needs at least 1 natural card; an escalera's jokers are never adjacent "
@@ -170,9 +175,11 @@ class ContinentalRules(Rules):
         "jokers": "no limit on jokers per meld (a trío may hold any number)",
         "lay_down": "exactly the hand's combinations, each of any valid length; cards laid off on the same "
                     "turn count as part of the lay-down; the lay-down chosen leaves the fewest cards, then the "
-                    "fewest points (switch exact_laydown), except that a lay-down after which the heuristic's same-"
-                    "turn lay-offs on the melds already on the table (and joker swaps) leave at most one card "
-                    "(a -10 close) comes first; then further same-turn lay-offs go on any table meld",
+                    "fewest points (switch exact_laydown), except that a lay-down after which same-turn lay-offs "
+                    "on the melds already on the table (and joker swaps) leave at most one card (a -10 close) "
+                    "comes first (switch laydown_table); with switch exact_close any sequence of lay-offs counts "
+                    "(exact search) and the lay-down turn's lay-offs follow it, else only the heuristic's "
+                    "greedy ones; then further same-turn lay-offs go on any table meld",
         "escalera_length": "at most 13 cards (no duplicate card), circular through the ace",
         "deal_rounds": "hand r of deal i uses RNG stream game_key(seed, i * 7 + r)",
         "draws": "deal statistics after K draws: the seat's dealt cards plus stock cards in turn order as "

@@ -67,7 +67,7 @@ from cardsim.simcore.rummy.contract import contract_ok
 from cardsim.simcore.rummy.engine import (advance, apply_decision, count_of, distance, layable, n_cards,
                                           round_points)
 from cardsim.simcore.rummy.policies import DISCARD_ORDER, HEUR_CAP, choose_heuristic
-from cardsim.simcore.rummy.state import (F_DIST, F_DOWN, F_TOTAL, GAME_LOBA, LO_GREEDY, LO_STOP, P_GAME,
+from cardsim.simcore.rummy.state import (F_DIST, F_DOWN, F_TOTAL, GAME_LOBA, LO_GREEDY, LO_STOP, P_CLOSE, P_GAME,
                                          P_PLAYERS, PH_CLAIM, PH_LAYDOWN, PH_LAYOFF, PH_TAKE, V_K, V_M, V_NM, V_NPILE,
                                          V_PHASE, V_ROUNDS_LEFT, V_SP, V_TURNS, V_WENT_OUT, copy_state, new_state)
 
@@ -525,6 +525,11 @@ def search_choose(st, me, prm, mp, cseat, reach, budget, sstate):
     # candidate, me's hand is often the same in every world (a discard): the same hand keeps
     # the distance found in the last world (both exactly what a new search would find)
     me_dist = st[3][F_DIST, me] if not st[3][F_DOWN, me] else np.int64(-1)
+    # the rollouts' players check a close with the greedy lay-offs (switch exact_close off): the exact
+    # close search costs ~3x in rollouts and only refines the simulated players; the decision
+    # searched for (cand[i]) still uses the table's rules
+    rprm = prm.copy()
+    rprm[P_CLOSE] = 0
     memo_hand = np.full((nc, 3), -1, np.int64)
     memo_dist = np.zeros(nc, np.int64)
     for w in range(W):
@@ -546,7 +551,7 @@ def search_choose(st, me, prm, mp, cseat, reach, budget, sstate):
                     refresh_distance(work, me, mp)
                     memo_hand[i, 0], memo_hand[i, 1], memo_hand[i, 2] = h1, h2, hj
                     memo_dist[i] = work[3][F_DIST, me]
-            rs = rollout(work, prm, mp, cseat, reach, rs, log)
+            rs = rollout(work, rprm, mp, cseat, reach, rs, log)
             if plain:
                 loss[i] = float(round_points(work, prm, me))
             else:

@@ -14,9 +14,10 @@ from cardsim.simcore.framework.config import Rules, param_layout
 #: The kernel parameter vector (shared by both games; values per game in :func:`kernel_params`).
 PARAMS = param_layout(Rules, (), extras=("players", "game", "rounds", "claims", "penalty", "max_claims",
                                           "discarder_claims", "joker_swap", "same_turn_layoff", "minus10",
-                                          "extend", "max_turns", "deck", "exact_laydown", "laydown_table"))
+                                          "extend", "max_turns", "deck", "exact_laydown", "laydown_table",
+                                          "exact_close"))
 (P_PLAYERS, P_GAME, P_ROUNDS, P_CLAIMS, P_PENALTY, P_MAXCLAIMS, P_DISC_CLAIM, P_SWAP, P_SAME_TURN,
- P_MINUS10, P_EXTEND, P_MAXTURNS, P_DECK, P_EXACT, P_TABLE) = (PARAMS[n] for n in PARAMS)
+ P_MINUS10, P_EXTEND, P_MAXTURNS, P_DECK, P_EXACT, P_TABLE, P_CLOSE) = (PARAMS[n] for n in PARAMS)
 GAME_LOBA, GAME_CONTINENTAL = 0, 1
 DEFAULT_MAX_TURNS = 400
 
@@ -51,7 +52,7 @@ def kernel_params(rules, max_turns: int = DEFAULT_MAX_TURNS) -> np.ndarray:
     else:
         extras.update(game=GAME_LOBA, penalty=1, max_claims=rules.max_claims_per_round, discarder_claims=0,
                       joker_swap=0, same_turn_layoff=0, minus10=0, extend=0,
-                      exact_laydown=int(bool(rules.exact_go_out)), laydown_table=0)
+                      exact_laydown=int(bool(rules.exact_go_out)), laydown_table=0, exact_close=0)
     # parameters named like a switch of the game (players, claims, Continental's joker_swap) come from it
     return rules.encode_params(PARAMS, {k: v for k, v in extras.items() if k not in rules.SWITCHES})
 

@@ -29,6 +29,10 @@ CASES: dict[str, list[str]] = {
     "play_loba_mixed": ["play", "loba", "--games", "150", "--seed", "26", "--policy", "1=random"],
     "play_continental": ["play", "continental", "--games", "150", "--seed", "27"],
     "play_continental_mixed": ["play", "continental", "--games", "150", "--seed", "28", "--policy", "2=random"],
+    # the lay-down and its lay-offs before the exact close search (issue 50): the same data as
+    # play_continental was before the switch exact_close (on by default) changed it
+    "play_continental_exact_close_off": ["play", "continental", "--games", "150", "--seed", "27", "--set",
+                                         "exact_close=off"],
     # the rummy search playing for the round's points (before it played for the match), written by the
     # code before the change (as search:8 / search:16)
     "play_loba_search_plain": ["play", "loba", "--games", "16", "--seed", "30", "--policy",

@@ -9,7 +9,6 @@ small random positions."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from cardsim.simcore.rummy import engine as E
 from cardsim.simcore.rummy import melds as M
@@ -40,7 +39,8 @@ def n_cards(a1, a2, j):
 
 def engine_lay_down(table_rows, table_cards, hand, k, m):
     """The engine's heuristic turn after the take: lay down (exact solver) with ``table_rows``
-    on the table, then the greedy same-turn lay-offs; returns the state."""
+    on the table, then the heuristic's same-turn lay-offs (``LO_GREEDY``: with ``exact_close``
+    the lay-offs that close first, issue 50); returns the state."""
     st = S.new_state(4, 110)
     mrow, mcards, mlen = st[5], st[6], st[7]
     for i, (row, cards) in enumerate(zip(table_rows, table_cards)):
@@ -54,7 +54,7 @@ def engine_lay_down(table_rows, table_cards, hand, k, m):
     sv[S.V_K], sv[S.V_M], sv[S.V_P], sv[S.V_NM] = k, m, p, len(table_rows)
     log = np.zeros((1, 6), np.int64)
     nl = E._lay_down_contract(st, np.int64(p), PRM, CONT, 1, log, np.int64(0), False)
-    E.greedy_layoffs(st, PRM, CONT, log, nl, False)
+    E.apply_layoff_decision(st, np.int64(S.LO_GREEDY), PRM, CONT, log, nl, False)
     return st
 
 
@@ -222,15 +222,21 @@ def test_table_close_equals_brute_force():
     assert found >= 40
 
 
-@pytest.mark.xfail(strict=True, reason="the heuristic's same-turn lay-offs are greedy: a freed joker goes on "
-                                       "the first end that takes it (left for the lay-off policy)")
-def test_greedy_layoffs_miss_a_joker_end():
+def test_a_freed_joker_on_the_end_that_closes():
     # TT: 2C 2H JK + 8S 8C JK; 7H swaps the joker of 6H JK 8H 9H, the joker on the LOW end (5H) lets
-    # 4H follow, 4S is discarded; the greedy lay-offs put the joker on the high end (TH)
+    # 4H follow, 4S is discarded; the greedy lay-offs put the joker on the high end (TH). Issue 50:
+    # with exact_close the lay-down turn's lay-offs close (before it this test was a strict xfail).
     table = [run_row(1, R["6"], 4, 0b0010)]
     hand = codes("2C 2H 8S 4H 4S 7H 8C JK JK")
     assert brute_closes(table, hand, 2, 0)
     assert kernel_closes(table, hand, 2, 0)
+    global PRM
+    saved = PRM
+    try:
+        PRM = S.kernel_params(ContinentalRules(exact_close=False))
+        assert not kernel_closes(table, hand, 2, 0)
+    finally:
+        PRM = saved
 
 
 def test_switch_off_is_blind_to_the_table():
