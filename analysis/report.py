@@ -134,13 +134,22 @@ def build_report(paths: list[str | os.PathLike], out: str | os.PathLike, overwri
     if fmt == "md":
         text = "# cardsim report\n\n" + "\n\n".join(f"## {t}\n\n" + "\n\n".join(b) for t, b in sections) + "\n"
     else:
-        style = ("body{font-family:sans-serif;max-width:1000px;margin:auto}table.t{border-collapse:collapse;"
-                 "font-size:12px;margin:10px 0}table.t td,table.t th{padding:2px 8px;border-bottom:1px solid #ddd}"
-                 "td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
-                 "th{white-space:nowrap}body>div{overflow-x:auto}img{max-width:100%}"  # "[16.0, 17.8]" on one line
-                 "p.rules,p.note{font-size:12px;color:#444}")
+        # a phone (390 px) as well as a desktop: padding at the edges, a wide table scrolls sideways
+        # in its own box (its first column, the labels, stays in view), the answers are its first
+        # columns (display_table), headings and long names wrap
+        style = ("body{font-family:sans-serif;max-width:1000px;margin:auto;padding:0 12px}"
+                 "h1{font-size:1.6em}h2{font-size:1.2em}h1,h2,p{overflow-wrap:anywhere}"
+                 "table.t{border-collapse:collapse;font-size:12px;margin:10px 0}"
+                 "table.t td,table.t th{padding:2px 8px;border-bottom:1px solid #ddd}"
+                 "table.t th:first-child,table.t td:first-child{position:sticky;left:0;background:#fff}"
+                 "table.t td{white-space:nowrap}td.w{white-space:normal;min-width:16em}"
+                 "td.n{text-align:right;font-variant-numeric:tabular-nums}"
+                 "th{white-space:nowrap}div.scroll{overflow-x:auto;max-width:100%}"  # "[16.0, 17.8]" on one line
+                 "figure{margin:12px 0}img{max-width:100%;height:auto}p.rules,p.note{font-size:12px;color:#444}"
+                 "@media (max-width:600px){table.t td,table.t th{padding:2px 4px}}")
         body = "".join(f"<h2>{html.escape(t)}</h2>" + "".join(f"<div>{b}</div>" for b in parts) for t, parts in sections)
-        text = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>cardsim report</title>"
+        text = (f"<!DOCTYPE html><html><head><meta charset='utf-8'>"
+                f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>cardsim report</title>"
                 f"<style>{style}</style></head><body><h1>cardsim report</h1>{body}</body></html>\n")
     written: list[Path] = []
     try:  # each file whole (a temporary file renamed), the figures first, the report last

@@ -8,11 +8,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from cardsim.analysis import numbers
 from cardsim.analysis.metrics import metric_spec
 from cardsim.analysis.report_figures import _Figures, _plt
 from cardsim.analysis.report_tables import TABLE_NOTES, _render_table
 from cardsim.analysis.stats import mean_interval
 from cardsim.analysis.tables import summary
+from cardsim.simcore.framework.spec import policy_label
 from cardsim.simcore.run.output import Dataset
 
 
@@ -152,7 +154,8 @@ def _ladder_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
 
     plt = _plt()
     table = pd.read_parquet(path / "ratings.parquet")
-    parts = [_render_table(table, fmt, TABLE_NOTES["ladder"])]
+    shown = table.assign(policy=[policy_label(p) for p in table["policy"]])  # learned:FILE by its file name
+    parts = [_render_table(shown, fmt, TABLE_NOTES["ladder"])]
     fig, ax = plt.subplots(figsize=(6, 3.4))
     search = table[[budget_of(p) is not None for p in table["policy"]]].copy()
     if len(search):
@@ -167,7 +170,8 @@ def _ladder_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
         ax.xaxis.set_minor_locator(plt.NullLocator())
     others = table[[budget_of(p) is None for p in table["policy"]]]
     for k, row in enumerate(others.itertuples(index=False)):
-        ax.axhline(row.elo, ls="--", lw=0.9, color=f"C{k % 10}", label=f"{row.policy} ({row.elo:+.0f})")
+        elo = numbers.number(row.elo, numbers.ELO_DECIMALS, signed=True)
+        ax.axhline(row.elo, ls="--", lw=0.9, color=f"C{k % 10}", label=f"{policy_label(row.policy)} ({elo})")
     ax.set_xlabel("search budget (rollouts per decision)")
     ax.set_ylabel("rating vs field (Elo)")
     ax.set_title("skill trace")

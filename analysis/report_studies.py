@@ -143,7 +143,8 @@ def _sweep_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
 
 
 def _balance_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
-    """The balance card: the answers at a glance (seat win rates, luck and skill shares per
+    """The balance card: with compared rules the paired differences first (the answer of a
+    comparison), then the answers at a glance (seat win rates, luck and skill shares per
     strength, the ladder), then the headline table and every figure."""
     from cardsim.analysis.balance import headline
 
@@ -156,6 +157,11 @@ def _balance_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
     if "compare_rules" in meta:
         changed = {k: v for k, v in meta["compare_rules"].items() if meta["rules"].get(k) != v}
         parts.append(_rules_text(changed, fmt).replace("Rules:", "Compared with:"))
+    if "rules" in card:  # the answer of a comparison first: what the changed rules change (on a phone too)
+        differences = headline(card[card["rules"] == "difference"]).drop(columns="rules")
+        parts.append(_render_table(differences.rename(columns={"value": "difference"}), fmt,
+                                   "at a glance, the differences: compared rules − base rules on the same deals "
+                                   "(paired bootstrap 95% interval)"))
     players = int(meta["players"])
 
     # seat balance across the top, luck/skill and the skill trace under it: about as wide as the
@@ -203,11 +209,6 @@ def _balance_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
     fig.tight_layout()
     parts.append(figures.add(fig, "the balance card at a glance"))
     note = TABLE_NOTES["balance"]
-    if "rules" in card:
-        differences = headline(card[card["rules"] == "difference"]).drop(columns="rules")
-        parts.append(_render_table(differences.rename(columns={"value": "difference"}), fmt,
-                                   "differences: compared rules − base rules on the same deals (paired bootstrap "
-                                   "95% interval)"))
     parts.append(_render_table(headline(card), fmt, note))
     parts.append(_render_table(card, fmt))
     return parts
@@ -269,7 +270,7 @@ def _tune_section(path: Path, figures: _Figures, fmt: str) -> list[str]:
     if "round_out" in table:  # -1 marks "still racing": printed blank, not as a round
         table = table.assign(round_out=table["round_out"].where(table["round_out"] >= 0))
     parts.append(_render_table(table, fmt, "status racing: survived the race (rank 1 is the best estimate); "
-                                           "round_out, reason: when and why a candidate left"))
+                                           "round out, reason: when and why a candidate left"))
     if (path / "rounds.parquet").is_file():
         parts.append(_render_table(pd.read_parquet(path / "rounds.parquet"), fmt, "the race round by round"))
     return parts

@@ -140,16 +140,32 @@ def check_backend(backend: str, scheduler: Optional[str], workers: Optional[int]
 
 
 def parse_seed(seed: Any, what: str = "--seed") -> int:
-    """A run seed in 0..2**64-1 from an int or its text (decimal or 0x hex)."""
+    """A run seed in 0..2**64-1 from an int or its text (decimal, ``1e3`` as counts take
+    it, or 0x hex)."""
     if isinstance(seed, bool):
         raise ConfigError(f"{what} must be an integer in 0..2**64-1, got {seed!r}")
     try:
         value = seed if isinstance(seed, int) else int(str(seed).replace("_", ""), 0)
     except ValueError:
-        raise ConfigError(f"{what} must be an integer in 0..2**64-1, got {seed!r}") from None
+        value = _exponent_integer(seed)
+        if value is None:
+            raise ConfigError(f"{what} must be an integer in 0..2**64-1, got {seed!r}") from None
     if not 0 <= value < 2**64:
         raise ConfigError(f"{what} must be in 0..2**64-1, got {seed}")
     return value
+
+
+_EXPONENT_RE = re.compile(r"^\s*(\d[\d_]*(?:\.\d+)?[eE]\+?\d{1,3})\s*$")
+
+
+def _exponent_integer(text: Any) -> int | None:
+    """``1e3`` or ``2.5e3`` as the exact integer it names (as :func:`parse_count` reads
+    it); None for any other text or a value with a fraction."""
+    match = _EXPONENT_RE.match(str(text))
+    if not match:
+        return None
+    value = Decimal(match.group(1).replace("_", ""))
+    return int(value) if value == value.to_integral_value() else None
 
 
 def draw_seed() -> int:

@@ -21,9 +21,10 @@ def games_command() -> None:
 
 def _game_commands(spec) -> list[str]:
     """The commands that take ``spec``'s game: its tasks (``deal``, ``play``), ``replay``,
-    ``ladder``, ``balance`` where the game reports balance outcomes, ``experiment``, and
-    ``exact`` where exact values exist, ``train`` where the game has a learned player."""
-    names = [*registry.TASKS, "replay", "ladder", *(["balance"] if spec.balance else []), "experiment"]
+    ``ladder``, ``balance`` and ``tune`` (which races balance-card figures) where the game
+    reports balance outcomes, ``experiment``, and ``exact`` where exact values exist,
+    ``train`` where the game has a learned player."""
+    names = [*registry.TASKS, "replay", "ladder", *(["balance", "tune"] if spec.balance else []), "experiment"]
     names += ["exact"] if spec.exact else []
     return names + ["train"] if spec.trainer else names
 

@@ -53,32 +53,39 @@ def print_summary(table, as_json: bool) -> None:
     values exact_low, exact_high, z); play runs give (metric, group, n, value, ci_low, ci_high,
     ess_factor: printed as ``ess``, the effective sample-size factor of the deal's control variates).
     """
+    from cardsim.analysis import numbers  # on use: the package loads pandas
+
     if as_json:
         sys.stdout.write(json_records(table) + "\n")
         return
     if "event" not in table.columns:
         ess = "ess_factor" in table.columns
-        rows = [(r.metric, r.group, f"{r.n:,}", f"{r.value:.4f}", f"[{r.ci_low:.4f}, {r.ci_high:.4f}]",
+        rows = [(r.metric, r.group, f"{r.n:,}", *numbers.estimate(r.value, r.ci_low, r.ci_high),
                  *((f"{r.ess_factor:.2f}",) if ess else ()))
                 for r in table.itertuples(index=False)]
         print_plain_table(("metric", "group", "n", "value", "95% CI") + (("ess",) if ess else ()), rows,
                           right=(2, 3, 4, 5))
         return
     exact = "exact_low" in table.columns
-    rows = [(row.event, seat_text(row.seat), f"{row.count:,}", f"{row.n:,}", f"{row.rate:.6f}",
-             f"[{row.ci_low:.6f}, {row.ci_high:.6f}]",
-             *((_exact_text(row.exact_low, row.exact_high), "" if row.z != row.z else f"{row.z:+.2f}")
+    rows = [(row.event, seat_text(row.seat), f"{row.count:,}", f"{row.n:,}",
+             *numbers.estimate(row.rate, row.ci_low, row.ci_high),
+             *((_exact_text(row.exact_low, row.exact_high, numbers.interval_decimals(row.ci_low, row.ci_high)),
+                "" if row.z != row.z else "0.00" if abs(row.z) < 0.005 else f"{row.z:+.2f}")
                if exact else ()))
             for row in table.itertuples(index=False)]
     header = ("event", "seat", "count", "n", "rate", "95% CI") + (("exact", "z") if exact else ())
     print_plain_table(header, rows, right=(1, 2, 3, 4, 5, 6, 7))
 
 
-def _exact_text(low: float, high: float) -> str:
-    """An exact value, or its guaranteed bracket; blank when there is none."""
+def _exact_text(low: float, high: float, decimals: int | None = None) -> str:
+    """An exact value, or its guaranteed bracket, one digit beyond the estimate's
+    ``decimals`` (as the report prints it); blank when there is none."""
+    from cardsim.analysis import numbers  # on use: the package loads pandas
+
     if low != low:
         return ""
-    return f"{low:.6f}" if low == high else f"[{low:.6f}, {high:.6f}]"
+    d = None if decimals is None else decimals + 1
+    return numbers.number(low, d) if low == high else numbers.interval(low, high, d)
 
 
 def print_plain_table(header, rows, right=()) -> None:
@@ -91,16 +98,19 @@ def print_plain_table(header, rows, right=()) -> None:
 
 def print_ladder(table, as_json: bool) -> None:
     """Print a ladder's rating table as text or JSON records."""
+    from cardsim.analysis import numbers  # on use: the package loads pandas
+
     if as_json:
         sys.stdout.write(json_records(table) + "\n")
         return
+    from cardsim.simcore.framework.spec import policy_label
+
     relative = "relative_skill" in table.columns  # random and an oracle among the candidates
-    rows = [(r.policy, f"{r.games:,}", f"{r.win_rate:.3f} [{r.win_ci_low:.3f}, {r.win_ci_high:.3f}]",
-             f"{r.points:+.2f} [{r.points_ci_low:+.2f}, {r.points_ci_high:+.2f}]",
-             f"{r.score:.3f} [{r.score_ci_low:.3f}, {r.score_ci_high:.3f}]",
-             f"{r.elo:+.0f} [{r.elo_ci_low:+.0f}, {r.elo_ci_high:+.0f}]",
-             *((f"{r.relative_skill:.3f} [{r.relative_skill_ci_low:.3f}, {r.relative_skill_ci_high:.3f}]",)
-               if relative else ()))
+    w = numbers.with_interval
+    rows = [(policy_label(r.policy), f"{r.games:,}", w(r.win_rate, r.win_ci_low, r.win_ci_high),
+             w(r.points, r.points_ci_low, r.points_ci_high), w(r.score, r.score_ci_low, r.score_ci_high),
+             w(r.elo, r.elo_ci_low, r.elo_ci_high, elo=True),
+             *((w(r.relative_skill, r.relative_skill_ci_low, r.relative_skill_ci_high),) if relative else ()))
             for r in table.itertuples(index=False)]
     print_plain_table(("policy", "games", "win rate [95% CI]", "points [95% CI]", "score vs field",
                        "rating (Elo) [95% CI]", *(("relative skill (random 0, oracle 1)",) if relative else ())),
@@ -109,31 +119,41 @@ def print_ladder(table, as_json: bool) -> None:
 
 def print_sweep(sweep) -> None:
     """The tidy sweep table: each metric's estimate and 95% interval at each value."""
+    from cardsim.analysis import numbers  # on use: the package loads pandas
+
     strengths = "strength" in sweep.columns
-    rows = [(*((r.strength,) if strengths else ()), r.metric, r.value, f"{r.n:,}", _fmt(r.estimate),
-             f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]", r.unit) for r in sweep.itertuples(index=False)]
+    rows = [(*((r.strength,) if strengths else ()), r.metric, r.value, f"{r.n:,}",
+             *numbers.estimate(r.estimate, r.ci_low, r.ci_high), r.unit) for r in sweep.itertuples(index=False)]
     print_plain_table((*(("strength",) if strengths else ()), "metric", sweep["switch"].iloc[0], "n", "estimate",
                        "95% CI", "unit"), rows, right=(2 + strengths, 3 + strengths, 4 + strengths))
     sys.stdout.write("\n")
 
 
 def _fmt(value: float) -> str:
-    """4 significant figures for small values, 2 decimals for large ones."""
-    return f"{value:.4f}" if abs(value) < 10 else f"{value:,.2f}"
+    """A figure without an interval: 4 significant figures (:func:`cardsim.analysis.numbers.plain`)."""
+    from cardsim.analysis import numbers  # on use: the package loads pandas
+
+    return numbers.plain(value)
 
 
 def print_comparison(table, as_json: bool, interactions=None) -> None:
     """Print an experiment comparison as text or JSON records; with strengths, each
     effect at each strength and a robustness verdict per (metric, arm) from the paired
     strength x arm interaction test (``interactions``)."""
+    from cardsim.analysis import numbers  # on use: the package loads pandas
+
     if as_json:
         sys.stdout.write(json_records(table) + "\n")
         return
     strengths = "strength" in table.columns
-    rows = [(r.metric, r.arm, *((r.strength,) if strengths else ()), f"{r.baseline:.4f}", f"{r.value:.4f}",
-             f"{r.difference:+.4f}", f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]",
-             f"[{r.unpaired_ci_low:+.4f}, {r.unpaired_ci_high:+.4f}]")
-            for r in table.itertuples(index=False)]
+    def row(r) -> tuple:  # every figure of a row to the paired interval's decimals
+        d = numbers.interval_decimals(r.ci_low, r.ci_high)
+        return (r.metric, r.arm, *((r.strength,) if strengths else ()), numbers.number(r.baseline, d),
+                numbers.number(r.value, d), numbers.number(r.difference, d, signed=True),
+                numbers.interval(r.ci_low, r.ci_high, d, signed=True),
+                numbers.interval(r.unpaired_ci_low, r.unpaired_ci_high, d, signed=True))
+
+    rows = [row(r) for r in table.itertuples(index=False)]
     header = ("metric", "arm", *(("strength",) if strengths else ()), "baseline", "arm value", "difference",
               "95% CI (paired)", "95% CI (unpaired)")
     first = 3 if strengths else 2
@@ -150,19 +170,23 @@ def print_comparison(table, as_json: bool, interactions=None) -> None:
 def print_balance(table, as_json: bool) -> None:
     """Print a balance card as text (the answers at a glance first, then every figure)
     or JSON records (one per figure; NaN as null)."""
+    from cardsim.analysis import numbers  # on use: the package loads pandas
+
     if as_json:
         sys.stdout.write(json_records(table) + "\n")
         return
     from cardsim.analysis.balance import headline
 
-    def cell(value: float) -> str:
-        return "n/a" if value != value else _fmt(value)
+    def figure(r) -> tuple[str, str]:  # a difference signed, a rating to one decimal
+        return numbers.estimate(r.value, r.ci_low, r.ci_high, signed=getattr(r, "rules", "") == "difference",
+                                elo=r.metric == "elo", missing="n/a",
+                                decimals=numbers.ELO_DECIMALS if r.unit == "elo" else None)
 
     compare = "rules" in table.columns
     for title, part in (("at a glance", headline(table)), ("every figure", table)):
         sys.stdout.write(f"{title}:\n")
-        rows = [(*((r.rules,) if compare else ()), r.metric, r.group, r.strength, f"{r.n:,}", cell(r.value),
-                 f"[{cell(r.ci_low)}, {cell(r.ci_high)}]", r.unit, r.note) for r in part.itertuples(index=False)]
+        rows = [(*((r.rules,) if compare else ()), r.metric, r.group, r.strength, f"{r.n:,}", *figure(r),
+                 r.unit, r.note) for r in part.itertuples(index=False)]
         print_plain_table((*(("rules",) if compare else ()), "metric", "group", "strength", "n", "value",
                            "95% CI", "unit", "note"), rows, right=tuple(i + compare for i in (3, 4, 5)))
         sys.stdout.write("\n")
@@ -170,18 +194,18 @@ def print_balance(table, as_json: bool) -> None:
 
 def print_tune(table, meta: dict, as_json: bool) -> None:
     """Print a tune race's candidates (best first) as text or JSON records."""
+    from cardsim.analysis import numbers  # on use: the package loads pandas
+
     if as_json:
         sys.stdout.write(json_records(table) + "\n")
         return
     names = list(dict.fromkeys([o.rpartition(":")[0] for o in meta["objectives"]] +
                                [c.replace(">", "<").partition("<")[0] for c in meta["constraints"]]))
 
-    def cell(value: float) -> str:
-        return "n/a" if value != value else _fmt(value)
-
     rows = []
     for r in table.to_dict("records"):
-        figures = [f"{cell(r[n])} [{cell(r[n + '_ci_low'])}, {cell(r[n + '_ci_high'])}]" for n in names]
+        figures = [numbers.with_interval(r[n], r[n + "_ci_low"], r[n + "_ci_high"], elo=n.partition("@")[0] == "elo",
+                                         missing="n/a") for n in names]
         status = r["status"] if r["status"] != "racing" else ("best" if r["rank"] == 1 else "not ruled out")
         if r.get("pareto"):
             status += ", Pareto" if len(meta["objectives"]) > 1 else ""

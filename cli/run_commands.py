@@ -187,8 +187,17 @@ def replay_command(
         raise ConfigError(f"--index must be in 0..2**62-1, got {index}")
     with compiling_notice(f"{game} replay"):
         lines = list(spec.replay(run_seed, index, rules, options))
+    _legend(game)
     for line in lines:
         sys.stdout.write(line + "\n")
+
+
+def _legend(game: str) -> None:
+    """The game's one-line key to its replay's card codes, on stderr (the replay itself, on
+    stdout, stays the game's text alone: piped, compared, or read back)."""
+    legend = registry.get_spec(game).replay_legend
+    if legend:
+        sys.stderr.write(f"{legend}\n")
 
 
 def _replay_record(game, record, index, seed, run_path, policy, sets, rules_file, game_options) -> None:
@@ -202,6 +211,7 @@ def _replay_record(game, record, index, seed, run_path, policy, sets, rules_file
 
     with compiling_notice("record replay"):
         g = replay_record(game, record)
+    _legend(g.game)
     how = f"seed {g.seed}, game {g.index}" if not g.explicit else "an explicit deal"
     sys.stdout.write(f"record {record.name}: {g.game}, {how}, {len(g.history)} decisions\n")
     for line in g.log_lines():

@@ -225,7 +225,7 @@ def test_games_and_rules_listing(capsys):
     assert code == 0 and "tienlen" in stdout
     rows = {line.split()[0]: line for line in stdout.splitlines()[1:]}
     for game in ("tienlen", "tusac", "loba", "continental"):  # what the README's command list says
-        assert "deal, play, replay, ladder, balance, experiment" in rows[game]
+        assert "deal, play, replay, ladder, balance, tune, experiment" in rows[game]  # tune races balance figures
         assert ("exact" in rows[game]) == (game in ("tienlen", "tusac"))
     for command, usage in (("replay", "[OPTIONS] [GAME]"), ("report", "[OPTIONS] PATHS..."),  # replay --record: no GAME
                            ("compile", "[OPTIONS] [GAMES]...")):

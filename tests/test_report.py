@@ -62,18 +62,19 @@ def test_values_print_to_the_precision_of_their_interval():
                           "difference": [0.034075, 0.95641], "ci_low": [0.031692, 0.866143],
                           "ci_high": [0.036458, 1.046677], "se_ratio": [0.87, 0.87]})
     header, rows, right = display_table(frame)
-    assert header == ["metric", "baseline", "value", "difference", "95% CI"]
-    assert rows[0] == ["win", "0.2469", "0.2810", "+0.0341", "[0.0317, 0.0365]"]
-    assert rows[1] == ["points", "0.57", "1.53", "+0.96", "[0.87, 1.05]"]
+    # the answer (the difference, signed, bounds too) first; decimals from the interval's half-width
+    assert header == ["metric", "difference", "95% CI", "baseline", "value"]
+    assert rows[0] == ["win", "+0.0341", "[+0.0317, +0.0365]", "0.2469", "0.2810"]
+    assert rows[1] == ["points", "+0.956", "[+0.866, +1.047]", "0.572", "1.529"]
     assert right == [False, True, True, True, True]
     deal = pd.DataFrame({"event": ["a", "b", "c"], "count": [1831, 0, 9841], "rate": [0.009155, 0.0, 0.049205],
                          "ci_low": [0.008747, 0.0, 0.048266], "ci_high": [0.009582, 1.9e-5, 0.050162],
                          "exact_low": [0.009336, float("nan"), 0.048782],
                          "exact_high": [0.009336, float("nan"), 0.049134], "z": [-0.8401, float("nan"), 0.001]})
     header, rows, _ = display_table(deal)
-    assert header == ["event", "count", "rate", "95% CI", "exact", "z"]
-    assert rows[0] == ["a", "1,831", "0.00915", "[0.00875, 0.00958]", "0.009336", "-0.84"]
-    assert rows[1][4:] == ["", ""] and rows[2][4:] == ["[0.04878, 0.04913]", "0.00"]
+    assert header == ["event", "rate", "95% CI", "exact", "z", "count"]  # the answers before the counts
+    assert rows[0] == ["a", "0.00915", "[0.00875, 0.00958]", "0.009336", "-0.84", "1,831"]
+    assert rows[1][3:5] == ["", ""] and rows[2][3:5] == ["[0.048782, 0.049134]", "0.00"]
 
 
 def test_rules_print_as_set_takes_them():
@@ -87,12 +88,12 @@ def test_every_interval_formats_its_own_value_and_edge_values_print():
     ladder = pd.DataFrame({"policy": ["search:16"], "win_rate": [0.123456], "win_ci_low": [0.1001],
                            "win_ci_high": [0.1502], "elo": [35.2], "elo_ci_low": [12.0], "elo_ci_high": [58.9]})
     header, rows, _ = display_table(ladder)
-    assert header == ["policy", "win_rate", "win 95% CI", "elo", "elo 95% CI"]
-    assert rows[0] == ["search:16", "0.123", "[0.100, 0.150]", "35", "[12, 59]"]
+    assert header == ["policy", "Elo", "Elo 95% CI", "win rate", "win rate 95% CI"]  # the rating first, in words
+    assert rows[0] == ["search:16", "+35.2", "[+12.0, +58.9]", "0.123", "[0.100, 0.150]"]
     tiny = pd.DataFrame({"difference": [-0.00004, float("inf")], "ci_low": [-0.002, 0.0], "ci_high": [0.002, 1.0]})
     assert [r[0] for r in display_table(tiny)[1]] == ["0.0000", "+inf"]  # no "-0.0000", no crash
     lone = pd.DataFrame({"exact_high": [0.5]})  # without exact_low: shown as it is, not dropped
-    assert display_table(lone)[0] == ["exact_high"]
+    assert display_table(lone)[0] == ["exact high"]
 
 
 @pytest.mark.parametrize("suffix", [".html", ".md"])
@@ -122,10 +123,12 @@ def test_the_balance_card_page(tmp_path, capsys):
     text = out.read_text()
     assert "balance card" in text and "Compared with: `chop_rules = southern`" in text
     first_table = text.index("| metric |")
-    assert text.index("![the balance card at a glance]") < first_table  # the answers at a glance first
-    assert "differences: compared rules" in text and (tmp_path / "r-fig1.png").is_file()
-    # the differences print as differences: signed, under that name (as an experiment's do)
-    assert "| metric | group | strength | unit | n | difference | 95% CI | note |" in text
+    # a comparison's answer first: the paired differences, then the card at a glance
+    assert first_table < text.index("_at a glance, the differences: compared rules") \
+        < text.index("![the balance card at a glance]") < text.index("| metric |", first_table + 1)
+    assert (tmp_path / "r-fig1.png").is_file()
+    # the differences print as differences: signed, under that name (as an experiment's do), before the counts
+    assert "| metric | group | strength | difference | 95% CI | unit | n | note |" in text
 
 
 def test_the_deal_report_leads_with_the_table_rates_and_groups_events(deal_run, tmp_path, capsys):
@@ -239,4 +242,4 @@ def test_a_sweep_leads_with_the_metric_against_the_swept_value(tmp_path, capsys)
     assert code == 0, err
     text = (tmp_path / "r.md").read_text()
     assert text.index("![each metric against the swept value") < text.index("| players | metric |") \
-        < text.index("| metric | unit | arm |")
+        < text.index("| metric | arm | difference |")

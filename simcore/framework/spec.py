@@ -103,8 +103,20 @@ class MetricSpec:
 
 
 def option_flag(name: str) -> str:
-    """The command-line flag of task option ``name`` (``games_per_match`` -> ``--games-per-match``)."""
-    return "--" + name.replace("_", "-")
+    """The command-line flag of task option ``name`` (``games_per_match`` -> ``--games-per-match``;
+    ``events``, the custom deal events, -> ``--event``, the flag that gives them)."""
+    return "--event" if name == "events" else "--" + name.replace("_", "-")
+
+
+def policy_label(policy) -> str:
+    """A policy as tables name it: a ``learned:FILE`` seat by the model file's name (its
+    whole path is in the run's metadata), any other policy as it is."""
+    text = str(policy)
+    if text.startswith("learned:"):
+        import os
+
+        return "learned:" + os.path.basename(text.partition(":")[2].rstrip("/\\"))
+    return text
 
 
 @dataclass(frozen=True)
@@ -222,6 +234,8 @@ class GameSpec:
     trainer: str = ""
     step: str = ""
     throughput: Mapping[str, float] = field(default_factory=dict)
+    #: One line saying what a replay's card codes mean (``cardsim replay`` prints it on stderr, before the game).
+    replay_legend: str = ""
 
     def __post_init__(self) -> None:
         problems = []

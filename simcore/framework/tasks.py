@@ -133,7 +133,7 @@ class DealTaskBase(Task):
             from cardsim.simcore.framework.custom_events import compile_event, event_name
 
             if not isinstance(events, (list, tuple)) or not all(isinstance(e, str) for e in events):
-                raise ConfigError("events must be a list of PATH.py:FUNCTION strings")
+                raise ConfigError("custom deal events (--event) must be PATH.py:FUNCTION texts")
             names = [event_name(e) for e in events]
             if len(set(names)) != len(names):
                 raise ConfigError(f"two --event functions share a name: {', '.join(names)}")

@@ -8,6 +8,7 @@ import pandas as pd
 
 from cardsim.simcore.run.output import Dataset
 from cardsim.simcore.framework.balance import BalanceOutcomes
+from cardsim.simcore.framework.spec import policy_label
 from cardsim.simcore.framework.summarize import SummaryAccumulator, seat_columns
 
 
@@ -17,12 +18,13 @@ def play_summary(dataset: Dataset) -> pd.DataFrame:
     rounds won by a player who laid down and went out on the same turn."""
     meta = dataset.meta
     policies = meta["options"]["policies"]
+    label_of = [policy_label(p) for p in policies]  # learned:FILE by its file name
     claim_seats = set(meta["options"].get("claim_seats", []))
     claims_on = bool(meta["rules"].get("claims"))
 
     def label(seat: int) -> str:
         right = ", may claim" if claims_on and seat in claim_seats else ""
-        return f"seat {seat} ({policies[seat]}{right})"
+        return f"seat {seat} ({label_of[seat]}{right})"
 
     acc = SummaryAccumulator()
     for part in dataset.iter_parts("matches"):
@@ -35,9 +37,10 @@ def play_summary(dataset: Dataset) -> pd.DataFrame:
             acc.mean("match_points", label(s), df[f"total_{s}"])
         for policy in dict.fromkeys(policies):
             group = [s for s in seats if policies[s] == policy]
-            acc.rate("match_win_rate", f"policy {policy}", np.concatenate([winner == s for s in group]))
-        for s in seats:
-            acc.mean("claims_per_match", f"seat {s}", df[f"claims_{s}"], low=0)
+            acc.rate("match_win_rate", f"policy {policy_label(policy)}", np.concatenate([winner == s for s in group]))
+        if claims_on:  # with claims off every count is 0: no rows of zeros
+            for s in seats:
+                acc.mean("claims_per_match", f"seat {s}", df[f"claims_{s}"], low=0)
         for s in seats:
             acc.mean("rounds_won", f"seat {s}", df[f"rounds_won_{s}"], low=0)
         if "minus10_0" in df:

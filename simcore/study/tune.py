@@ -55,10 +55,14 @@ class Objective:
 
     @classmethod
     def parse(cls, text: str) -> "Objective":
-        name, _, sense = text.strip().rpartition(":") if text.strip().endswith((":min", ":max")) else (
-            text.strip(), "", "min")
+        name, colon, sense = text.strip().rpartition(":")
+        if not colon:
+            name, sense = text.strip(), "min"
         if not name:
             raise ConfigError(f"bad --objective {text!r}: expected METRIC[:min|max]")
+        if sense not in ("min", "max"):  # the direction is wrong, not the metric: say so
+            raise ConfigError(f"bad --objective {text!r}: the direction after ':' must be min or max, "
+                              f"got {sense!r}")
         return cls(name, sense)
 
     @property

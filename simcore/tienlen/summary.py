@@ -8,6 +8,7 @@ import pandas as pd
 
 from cardsim.simcore.run.output import Dataset
 from cardsim.simcore.framework.balance import BalanceOutcomes
+from cardsim.simcore.framework.spec import policy_label
 from cardsim.simcore.framework.summarize import SummaryAccumulator, deal_controls, seat_columns
 
 
@@ -21,20 +22,21 @@ def play_summary(dataset: Dataset) -> pd.DataFrame:
 
     players = dataset.meta["rules"]["players"]
     policies = dataset.meta["options"]["policies"]
+    label_of = [policy_label(p) for p in policies]  # learned:FILE by its file name
     control = deal_control(dataset.meta)
     acc = SummaryAccumulator()
     for part in dataset.iter_parts("games"):
         df = part.to_pandas()
         wins = {s: (df[f"place_{s}"] == 1).to_numpy() for s in range(players)}
         for s in range(players):
-            acc.rate("win_rate", f"seat {s} ({policies[s]})", wins[s], controls=deal_controls(control, df, s))
+            acc.rate("win_rate", f"seat {s} ({label_of[s]})", wins[s], controls=deal_controls(control, df, s))
         for s in range(players):
-            acc.mean("points", f"seat {s} ({policies[s]})", df[f"points_{s}"], controls=deal_controls(control, df, s))
+            acc.mean("points", f"seat {s} ({label_of[s]})", df[f"points_{s}"], controls=deal_controls(control, df, s))
         for policy in dict.fromkeys(policies):
             seats = [s for s in range(players) if policies[s] == policy]
             pooled = deal_controls(control, df, seats)
-            acc.rate("win_rate", f"policy {policy}", np.concatenate([wins[s] for s in seats]), controls=pooled)
-            acc.mean("points", f"policy {policy}", np.concatenate([df[f"points_{s}"] for s in seats]),
+            acc.rate("win_rate", f"policy {policy_label(policy)}", np.concatenate([wins[s] for s in seats]), controls=pooled)
+            acc.mean("points", f"policy {policy_label(policy)}", np.concatenate([df[f"points_{s}"] for s in seats]),
                      controls=pooled)
         holder = df["three_spades_seat"].to_numpy()
         dealt = holder >= 0

@@ -30,4 +30,6 @@ SPEC = GameSpec(
     trainer=f"{_PACKAGE}.train",
     step=f"{_PACKAGE}.step:TuSacStep",
     throughput={"deal": 2.5e6, "play": 2e4},  # deals or games per second and core, conservative
+    replay_legend=("cards: colour R red, Y yellow, G green, W white, then G General, A Advisor, E Elephant, "
+                   "C Chariot, H Horse, N cannon, S Soldier (RG = red General); 2YH = two yellow Horses"),
 )

@@ -8,6 +8,7 @@ import pandas as pd
 
 from cardsim.simcore.run.output import Dataset
 from cardsim.simcore.framework.balance import BalanceOutcomes
+from cardsim.simcore.framework.spec import policy_label
 from cardsim.simcore.framework.summarize import SummaryAccumulator, deal_controls, seat_columns
 
 
@@ -19,6 +20,7 @@ def play_summary(dataset: Dataset) -> pd.DataFrame:
     from cardsim.analysis.variance import deal_control
 
     policies = dataset.meta["options"]["policies"]
+    label_of = [policy_label(p) for p in policies]  # learned:FILE by its file name
     control = deal_control(dataset.meta)
     acc = SummaryAccumulator()
     # "draw" alone means a hand with no winner; a win on the winner's own drawn card is "self-drawn"
@@ -30,12 +32,12 @@ def play_summary(dataset: Dataset) -> pd.DataFrame:
         if control is not None and not all(f"dealt_triples_{s}" in df for s in seats):
             control = None  # an older table without the deal columns
         for s in seats:
-            acc.rate("win_rate", f"seat {s} ({policies[s]})", winner == s, controls=deal_controls(control, df, s))
+            acc.rate("win_rate", f"seat {s} ({label_of[s]})", winner == s, controls=deal_controls(control, df, s))
         for s in seats:
-            acc.mean("points", f"seat {s} ({policies[s]})", df[f"points_{s}"], controls=deal_controls(control, df, s))
+            acc.mean("points", f"seat {s} ({label_of[s]})", df[f"points_{s}"], controls=deal_controls(control, df, s))
         for policy in dict.fromkeys(policies):
             group = [s for s in seats if policies[s] == policy]
-            acc.rate("win_rate", f"policy {policy}", np.concatenate([winner == s for s in group]),
+            acc.rate("win_rate", f"policy {policy_label(policy)}", np.concatenate([winner == s for s in group]),
                      controls=deal_controls(control, df, group))
         game_level = deal_controls(control, df, 0)
         acc.rate("draw", "no winner", winner < 0, controls=game_level)
