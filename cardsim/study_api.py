@@ -20,6 +20,9 @@ from cardsim.api import (PathLike, TableResult, _count, _rule_settings, _run_mis
 from cardsim.simcore.framework import registry
 from cardsim.simcore.framework.config import ConfigError, Interrupted
 
+#: A study whose estimate is at least this many seconds says it before it starts.
+ESTIMATE_NOTE_SECONDS = 10.0
+
 
 def experiment(spec: PathLike | Mapping[str, Any], n: Optional[int | str] = None, seed: Optional[int] = None,
                out: Optional[PathLike] = None, overwrite: bool = False, threads: Optional[int] = None,
@@ -126,7 +129,7 @@ def balance(game: str, policies: Optional[Sequence[str] | str] = None, field: st
             compare_file: Optional[PathLike] = None, compare_sets: Sequence[str] = (),
             out: Optional[PathLike] = None, overwrite: bool = False, threads: Optional[int] = None,
             progress: bool = True, yes: bool = False, mixes: Sequence[int] | str = (1,),
-            pairs: bool = False) -> TableResult:
+            pairs: bool = False, resume: bool = False) -> TableResult:
     """The balance card of one rule set: seat and role balance, length, draws, comebacks,
     luck versus skill and the strength ladder, every figure with a 95% interval.
 
@@ -155,6 +158,9 @@ def balance(game: str, policies: Optional[Sequence[str] | str] = None, field: st
         Also play every two strengths that are not the field against each other (the
         later-listed one in one seat of the earlier one's table, every seat in turn),
         for their head to head and luck/skill split.
+    resume : bool
+        With ``out``: reuse the games an interrupted card with the same settings saved
+        beside ``out`` (``.OUT.partial-balance``); the card is the same as an uninterrupted one.
 
     Returns
     -------
@@ -165,16 +171,14 @@ def balance(game: str, policies: Optional[Sequence[str] | str] = None, field: st
         played games.
     """
 
-    from cardsim.analysis.balance import card, compare_cards
-    from cardsim.simcore.run.folders import write_study_folder
-    from cardsim.progress import RunProgress
+    import sys
+
     from cardsim.simcore.framework.tasks import canonical_policy
     from cardsim.simcore.run import lifecycle
     from cardsim.simcore.run.estimate import MAX_SECONDS, estimate, human_time
     from cardsim.simcore.run.outpath import check_output_path
     from cardsim.simcore.run.runner import set_threads
-    from cardsim.simcore.study.balance import (DEFAULT_POLICIES, BalanceConfig, play_balance, table_options, to_frames,
-                                               validate)
+    from cardsim.simcore.study.balance import DEFAULT_POLICIES, BalanceConfig, table_options, validate
 
     spec = registry.get_spec(game)
     base_rules = resolve_rules(game, rules, rules_file, sets)
@@ -205,24 +209,75 @@ def balance(game: str, policies: Optional[Sequence[str] | str] = None, field: st
     for config in configs:
         validate(config)
     cores = set_threads(threads)
-    seconds = sum(estimate(game, "play", n, n, table_options(c, seats), cores)[0]
-                  for c in configs for _, _, seats in c.tables())
+    # a table a strength plays alone is played twice where the game's comebacks come from its move log
+    replays = 2 if spec.balance_progress else 1
+    seconds = sum(estimate(game, "play", n, n, table_options(c, seats), cores)[0] * (replays if rotation < 0 else 1)
+                  for c in configs for _, rotation, seats in c.tables())
     if progress:
         _say_outside_speed(game, [(seats, n) for c in configs for _, _, seats in c.tables()])
     if seconds > MAX_SECONDS and not yes:
         raise ConfigError(f"this card would take about {human_time(seconds)} on {cores} core(s): use fewer "
                           f"--games or cheaper --policies, or --yes to run anyway")
+    if resume and out is None:
+        raise ConfigError("--resume needs --out PATH")
     if out is not None:
         out = lifecycle.resolve_out(out)
         check_output_path(out, overwrite)
+    if progress and seconds >= ESTIMATE_NOTE_SECONDS:  # the estimate play's refusal gives, said up front
+        tables = sum(len(c.tables()) for c in configs)
+        sys.stderr.write(f"balance {game}: {tables} tables x {n:,} deals, about {human_time(seconds)} on "
+                         f"{cores} core(s) (estimate)\n")
+    if out is None:
+        return _balance_play(game, configs, None, None, overwrite, progress)
+    import json
+    import shutil
+
+    from cardsim.simcore.run.outpath import refuse_link
+
+    with lifecycle.OutputLock(out):  # one card per output; its saved games are this run's alone
+        lifecycle.clean_debris(out)
+        check_output_path(out, overwrite)
+        cache = out.parent / f".{out.name}.partial-balance"
+        refuse_link(cache, f"a balance card saved by cardsim for {out.name}")  # never followed
+        if (cache / "balance.json").is_symlink():
+            raise ConfigError(f"{cache / 'balance.json'} is a link: refusing to use it (remove {cache} if no "
+                              "cardsim run of yours made it)")
+        players = spec.play.player_notes({"policies": [p for c in configs for p in c.policies]})
+        manifest = json.dumps({"cards": [c.manifest() for c in configs], "players": players}, sort_keys=True)
+        if resume and not (cache / "balance.json").is_file():
+            raise ConfigError(f"nothing to resume at {out}: no interrupted balance card was saved there")
+        if resume and (cache / "balance.json").read_text() != manifest:
+            raise ConfigError(f"the balance card saved at {out} has other settings (or a model file changed): "
+                              f"rerun it with the same ones, or without --resume to start again")
+        if not resume:
+            shutil.rmtree(cache, ignore_errors=True)
+        cache.mkdir(parents=True, exist_ok=True)
+        (cache / "balance.json").write_text(manifest)
+        result = _balance_play(game, configs, out, cache, overwrite, progress)
+        shutil.rmtree(cache, ignore_errors=True)  # the card is written: its saved games are not needed
+    return result
+
+
+def _balance_play(game: str, configs: list, out: Optional[Path], cache: Optional[Path], overwrite: bool,
+                  progress: bool) -> TableResult:
+    """The games and figures of :func:`balance` once its output is checked (and locked, with
+    ``out``; ``cache``: where each chunk's outcomes are saved for ``--resume``)."""
+    from cardsim.analysis.balance import card, compare_cards
+    from cardsim.progress import RunProgress
+    from cardsim.simcore.run.folders import write_study_folder
+    from cardsim.simcore.study.balance import play_balance, to_frames
+
     bar = RunProgress(progress, f"balance {game}", 1)
     try:
         plays = []
         for i, config in enumerate(configs):
             def step(done: int, total: int, i: int = i) -> None:  # the cards have the same number of chunks
                 bar.update(i * total + done, total * len(configs))
-            plays.append(play_balance(config, on_step=step))
+            plays.append(play_balance(config, on_step=step, cache=cache, cache_key=str(i)))
     except KeyboardInterrupt:
+        if cache is not None:
+            raise Interrupted("interrupted; the games played so far are saved: rerun the same command with "
+                              "--resume to continue") from None
         raise Interrupted("interrupted; nothing was written") from None
     finally:
         bar.close()
@@ -240,7 +295,8 @@ def balance(game: str, policies: Optional[Sequence[str] | str] = None, field: st
     if len(configs) > 1:
         meta["compare_rules"] = configs[1].rules.to_dict()
     if out is not None:
-        write_study_folder(out, overwrite, "balance", meta, {"card": table, "seats": seats, "games": played})
+        write_study_folder(out, overwrite, "balance", meta, {"card": table, "seats": seats, "games": played},
+                           locked=True)
     return TableResult({"card": table, "seats": seats, "games": played}, meta, out, "card")
 
 

@@ -88,6 +88,8 @@ def balance_command(
                                                "1 (one seat in turn), 2 (two and two: every pair of seats)"),
     pairs: bool = typer.Option(False, "--pairs", help="also play every two strengths that are not the field "
                                                       "against each other (one seat of the later among the earlier)"),
+    resume: bool = typer.Option(False, "--resume", help="with --out: continue a card that was interrupted (the "
+                                                        "games it played are saved beside OUT; same settings)"),
     yes: YesOpt = False,
     quiet: QuietOpt = False,
     as_json: bool = typer.Option(False, "--json", help="print the card as JSON records: metric, group, strength, "
@@ -103,14 +105,15 @@ def balance_command(
     are among the strengths. With --mix 1,2 each strength also holds every pair of seats
     (two and two) and gets that mix's luck/skill split; with --pairs every two strengths
     that are not the field also meet (e.g. search in one seat among learned players). All
-    on the same deals, every figure with a 95% interval.
+    on the same deals, every figure with a 95% interval. A card expected to take 10 s or
+    more prints its estimate first; with --out an interrupted card continues with --resume.
     """
     from cardsim import api
 
     result = api.balance(game, policies=policies, field=field, games=parse_count(games, "--games"),
                          seed=parse_seed(seed), rules_file=rules_file, sets=sets, compare_file=compare,
                          compare_sets=compare_sets, out=out, overwrite=overwrite, threads=threads,
-                         progress=not quiet, yes=yes, mixes=mix, pairs=pairs)
+                         progress=not quiet, yes=yes, mixes=mix, pairs=pairs, resume=resume)
     print_balance(result.summary(), as_json)
     if as_json or quiet:
         say_drawn_seed()

@@ -345,3 +345,61 @@ def test_the_decomposition_recovers_planted_effects_with_two_measured_seats():
         assert abs(z) < 4, (name, estimate, value, z)
     with pytest.raises(ValueError, match="same number"):
         deal_statistics(y[:, :, :5], design[:, :5])
+
+
+def test_an_interrupted_card_resumes_to_the_same_card(tmp_path, monkeypatch):
+    # issue 50 item 11: an interrupted balance kept nothing; with --out its games are saved and --resume continues
+    from cardsim.simcore.framework.config import ConfigError, Interrupted
+    from cardsim.simcore.study import balance as study
+
+    args = dict(policies="random,heuristic", games=300, seed=11, compare_sets=["pass_resets=on"], progress=False)
+    whole = cardsim.balance("tienlen", out=tmp_path / "whole", **args).summary()
+    original = study.chunk_outcomes
+    calls = {"n": 0}
+
+    def flaky(*a, **k):
+        calls["n"] += 1
+        if calls["n"] == 9:  # inside the compared card: both cards' folders are used
+            raise KeyboardInterrupt
+        return original(*a, **k)
+
+    monkeypatch.setattr(study, "chunk_outcomes", flaky)
+    with pytest.raises(Interrupted, match="--resume"):
+        cardsim.balance("tienlen", out=tmp_path / "r", **args)
+    monkeypatch.undo()
+    saved = tmp_path / ".r.partial-balance"
+    assert len(list(saved.rglob("*.done"))) == 8 and not (tmp_path / "r").exists()
+    # an edited saved chunk is played again, not trusted
+    victim = sorted(saved.rglob("*.npz"))[0]
+    victim.write_bytes(victim.read_bytes()[:-7] + b"garbage")
+    with pytest.raises(ConfigError, match="other settings"):
+        cardsim.balance("tienlen", out=tmp_path / "r", resume=True, **{**args, "seed": 12})
+    replayed = {"n": 0}
+
+    def counting(*a, **k):
+        replayed["n"] += 1
+        return original(*a, **k)
+
+    monkeypatch.setattr(study, "chunk_outcomes", counting)
+    resumed = cardsim.balance("tienlen", out=tmp_path / "r", resume=True, **args).summary()
+    monkeypatch.undo()
+    pd.testing.assert_frame_equal(resumed, whole)
+    total = 2 * 6  # two cards of 6 tables (random and heuristic alone, random in 4 seats of heuristic), one chunk each
+    assert replayed["n"] == total - 8 + 1  # the unsaved ones, plus the edited one
+    assert not saved.exists()
+    with pytest.raises(ConfigError, match="nothing to resume"):
+        cardsim.balance("tienlen", out=tmp_path / "r2", resume=True, **args)
+
+
+def test_a_long_card_says_its_estimate_before_it_starts(capsys, monkeypatch):
+    # issue 50 item 11: the README's Tứ Sắc card (default strengths, search included) ran for minutes silently
+    from cardsim.simcore.study import balance as study
+
+    def stop(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(study, "play_balance", stop)
+    code, _, err = run(capsys, "balance", "tusac", "--games", 2000, "--seed", 1, "--compare-set", "steals=off")
+    assert code == 130
+    line = next(x for x in err.splitlines() if "(estimate)" in x)
+    assert line.startswith("balance tusac: 32 tables x 2,000 deals, about ") and "minutes" in line, err

@@ -167,8 +167,68 @@ def _comebacks(spec, run, chunk_id: int, rules) -> dict[str, np.ndarray]:
     return {name: np.full(count, np.nan) for name in function(probe, 0, rules)}
 
 
-def play_balance(config: BalanceConfig, on_step: Callable[[int, int], None] | None = None) -> BalancePlay:
-    """Play every table of the card (:meth:`BalanceConfig.tables`) on games ``0 .. n-1``."""
+def _save_outcomes(folder, name: str, outcomes: BalanceOutcomes) -> None:
+    """Save one chunk's outcomes as ``NAME.npz`` (written whole, then renamed) and ``NAME.done``
+    last, with the file's SHA-256 and the record's text fields."""
+    import io
+    import json
+
+    from cardsim.simcore.run.layout import file_sha256
+
+    arrays = {"game": outcomes.game, "win": outcomes.win, "points": outcomes.points, "length": outcomes.length,
+              "no_winner": outcomes.no_winner}
+    arrays.update({f"role {k}": v for k, v in outcomes.roles.items()})
+    arrays.update({f"comeback {k}": v for k, v in outcomes.comebacks.items()})
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    tmp = folder / f".{name}.npz.tmp"
+    tmp.unlink(missing_ok=True)  # a killed writer's (or a link): written afresh, never through it
+    tmp.write_bytes(buffer.getvalue())
+    digest = file_sha256(tmp)
+    tmp.replace(folder / f"{name}.npz")
+    done = {"sha256": digest, "length_unit": outcomes.length_unit,
+            "points_lower_is_better": bool(outcomes.points_lower_is_better),
+            "no_winner_group": outcomes.no_winner_group}
+    tmp = folder / f".{name}.done.tmp"
+    tmp.unlink(missing_ok=True)
+    tmp.write_text(json.dumps(done) + "\n")
+    tmp.replace(folder / f"{name}.done")  # last: the chunk counts as saved only now
+
+
+def _saved_outcomes(folder, name: str) -> BalanceOutcomes | None:
+    """A saved chunk's outcomes, or None when missing, edited, truncated or unreadable (then
+    the chunk is played again)."""
+    import hashlib
+    import io
+    import json
+
+    try:
+        done = json.loads((folder / f"{name}.done").read_text())
+        data = (folder / f"{name}.npz").read_bytes()
+        if hashlib.sha256(data).hexdigest() != done["sha256"]:
+            return None
+        with np.load(io.BytesIO(data), allow_pickle=False) as saved:
+            arrays = {k: saved[k] for k in saved.files}
+        return BalanceOutcomes(
+            game=arrays["game"], win=arrays["win"], points=arrays["points"], length=arrays["length"],
+            no_winner=arrays["no_winner"], length_unit=str(done["length_unit"]),
+            points_lower_is_better=bool(done["points_lower_is_better"]),
+            no_winner_group=str(done["no_winner_group"]),
+            roles={k[5:]: v for k, v in arrays.items() if k.startswith("role ")},
+            comebacks={k[9:]: v for k, v in arrays.items() if k.startswith("comeback ")})
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def play_balance(config: BalanceConfig, on_step: Callable[[int, int], None] | None = None,
+                 cache=None, cache_key: str = "") -> BalancePlay:
+    """Play every table of the card (:meth:`BalanceConfig.tables`) on games ``0 .. n-1``.
+
+    ``cache`` (a folder, ``balance --out`` with ``--resume``): each chunk's outcomes are
+    saved there as they are played (checksummed), and a chunk saved by an interrupted run
+    of the same card is read instead of played; the games depend only on the seed and the
+    game index, so the card is the same either way. ``cache_key`` tells apart the cards of
+    one command (the base and the compared rule set)."""
     from cardsim.simcore.run.runner import RunConfig
 
     validate(config)
@@ -187,10 +247,24 @@ def play_balance(config: BalanceConfig, on_step: Callable[[int, int], None] | No
     alone: dict[str, BalanceOutcomes] = {}
     rotations: dict[str, list[BalanceOutcomes]] = {}
     pairs: dict[tuple[str, str], list[BalanceOutcomes]] = {}
-    for strength, rotation, run in plans:
+    if cache is not None:
+        from pathlib import Path
+
+        from cardsim.simcore.run.outpath import refuse_link
+
+        cache = Path(cache) / f"card{cache_key}"
+        refuse_link(cache, "a folder of the saved balance card")
+        cache.mkdir(parents=True, exist_ok=True)
+    for table_no, (strength, rotation, run) in enumerate(plans):
         parts = []
         for chunk_id in range(run.n_chunks):
-            parts.append(chunk_outcomes(spec, run, chunk_id, config.rules, progress=rotation < 0)[1])
+            name = f"{table_no}.{chunk_id}"
+            saved = _saved_outcomes(cache, name) if cache is not None else None
+            if saved is None:
+                saved = chunk_outcomes(spec, run, chunk_id, config.rules, progress=rotation < 0)[1]
+                if cache is not None:
+                    _save_outcomes(cache, name, saved)
+            parts.append(saved)
             done += 1
             if on_step is not None:
                 on_step(done, total)
