@@ -26,6 +26,101 @@ def stderr_console():
     return Console(stderr=True, highlight=False)
 
 
+COMPILE_RECORD = "cardsim-compile-counts.json"
+
+
+def _record_path():
+    """Where the kernels each command compiled last time are counted: beside Numba's cache
+    of cardsim's kernels (kept when a source change drops the kernels themselves)."""
+    import os
+    from pathlib import Path
+
+    from cardsim.simcore.primitives.kernel_cache import SIMCORE
+
+    cache_dir = os.environ.get("NUMBA_CACHE_DIR")
+    return (Path(cache_dir) if cache_dir else SIMCORE / "__pycache__") / COMPILE_RECORD
+
+
+def last_compile(what: str) -> tuple[int, float] | None:
+    """``(kernels, seconds)`` of the last first run of ``what`` on this machine, or None."""
+    import json
+
+    try:
+        count, seconds = json.loads(_record_path().read_text())[what]
+        return int(count), float(seconds)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _remember_compile(what: str, count: int, seconds: float) -> None:
+    import json
+    import os
+
+    path = _record_path()
+    try:
+        record = json.loads(path.read_text()) if path.is_file() else {}
+        if not isinstance(record, dict):
+            record = {}
+        record[what] = [count, round(seconds, 1)]
+        tmp = path.with_name(f".{COMPILE_RECORD}.{os.getpid()}")
+        tmp.write_text(json.dumps(record, sort_keys=True) + "\n")
+        os.replace(tmp, path)
+    except (OSError, ValueError):
+        pass  # a read-only cache: the next first run just shows no total
+
+
+def compile_label(what: str, count: int) -> str:
+    """``compiling the WHAT kernels (first run only): 34`` with, when this machine compiled
+    them before (a source change or upgrade dropped them), ``/61, about 40 s``."""
+    last = last_compile(what)
+    total = f"/{last[0]}, about {last[1]:.0f} s" if last and last[0] >= count else ""
+    return f"compiling the {what} kernels (first run only): {count}{total}"
+
+
+class _PlainCompileLines:
+    """Compile notice for a stderr that is not a terminal (batch jobs, logs): one line when
+    kernels have been compiling for :data:`PLAIN_AFTER` seconds, one when the run ends
+    (a compile shorter than that, e.g. a custom event function, says nothing)."""
+
+    PLAIN_AFTER = 2.0
+
+    def __init__(self, what: str):
+        import threading
+
+        self.what = what
+        self.said = False
+        self.lock = threading.Lock()
+        self.timer = None
+        self.counter = CompileCounter(self._first)
+
+    def _first(self, count: int) -> None:
+        if count == 1 and self.timer is None:
+            import threading
+
+            self.timer = threading.Timer(self.PLAIN_AFTER, self._say)
+            self.timer.daemon = True
+            self.timer.start()
+
+    def _say(self) -> None:
+        with self.lock:
+            if self.said or self.counter is None:
+                return
+            self.said = True
+            last = last_compile(self.what)
+            hint = f", about {last[1]:.0f} s for {last[0]} kernels last time" if last else ""
+            sys.stderr.write(f"compiling the {self.what} kernels (first run only{hint})...\n")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        with self.lock:
+            line = self.counter.close(self.what)
+            self.counter = None
+            if line and self.said:
+                sys.stderr.write(line + "\n")
+
+
 @contextmanager
 def compiling_notice(what: str, enabled: bool = True):
     """Say on a terminal's stderr when the block compiles kernels (a first run): a
@@ -33,8 +128,15 @@ def compiling_notice(what: str, enabled: bool = True):
     far and the elapsed time, then one line with how many compiled in how long. A warm
     run (kernels loaded from Numba's cache) shows nothing; nothing either with
     ``enabled`` False or when stderr is not a terminal."""
-    if not enabled or not sys.stderr.isatty():
+    if not enabled:
         yield
+        return
+    if not sys.stderr.isatty():
+        plain = _PlainCompileLines(what)
+        try:
+            yield
+        finally:
+            plain.close()
         return
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
@@ -43,7 +145,7 @@ def compiling_notice(what: str, enabled: bool = True):
     task = []
 
     def on_compile(count: int) -> None:
-        label = f"compiling the {what} kernels (first run only): {count}"
+        label = compile_label(what, count)
         if not task:
             progress.start()
             task.append(progress.add_task(label, total=None))
@@ -53,7 +155,7 @@ def compiling_notice(what: str, enabled: bool = True):
     try:
         yield
     finally:
-        line = counter.close()
+        line = counter.close(what)
         if task:
             progress.stop()
         if line:
@@ -82,12 +184,16 @@ class CompileCounter:
         self._listener = _Listener()
         event.register("numba:compile", self._listener)
 
-    def close(self) -> str:
-        """Unregister; the closing line to print ('' when nothing compiled)."""
+    def close(self, what: str = "") -> str:
+        """Unregister; the closing line to print ('' when nothing compiled). With ``what``,
+        remember the count and time for the next first run's total (:func:`compile_label`)."""
         self._event.unregister("numba:compile", self._listener)
         if not self.count:
             return ""
-        return (f"compiled {self.count} kernels in {time.perf_counter() - self.started:.1f} s "
+        seconds = time.perf_counter() - self.started
+        if what:
+            _remember_compile(what, self.count, seconds)
+        return (f"compiled {self.count} kernels in {seconds:.1f} s "
                 f"(first run only: later runs load them from Numba's cache)")
 
 
@@ -106,6 +212,8 @@ class RunProgress:
         # one plain line at the end instead
         self.plain = enabled and console.is_jupyter and not _has_ipywidgets()
         self.enabled = enabled and not self.plain and (console.is_terminal or console.is_jupyter)
+        # a log file or a batch job's stderr: plain lines when kernels compile
+        self.plain_compiles = _PlainCompileLines(description) if enabled and not self.enabled else None
         self.description = description
         self.total = total
         self.clock = Stopwatch()
@@ -126,8 +234,7 @@ class RunProgress:
             self.compiles = CompileCounter(self._compiling)
 
     def _compiling(self, count: int) -> None:
-        self.progress.update(self.task_id, description=f"compiling the {self.description} kernels "
-                                                       f"(first run only): {count}")
+        self.progress.update(self.task_id, description=compile_label(self.description, count))
 
     def update(self, done: int, total: int) -> None:
         if self.progress is None:
@@ -135,12 +242,15 @@ class RunProgress:
         self.progress.update(self.task_id, completed=done, total=total, description=self.description)
 
     def close(self) -> None:
+        if self.plain_compiles is not None:
+            self.plain_compiles.close()
+            self.plain_compiles = None
         if self.plain:
             sys.stderr.write(f"{self.description}: done in {self.clock():.1f} s\n")
             self.plain = False
         if self.progress is not None:
             self.progress.stop()
-            line = self.compiles.close()
+            line = self.compiles.close(self.description)
             if line:
                 sys.stderr.write(line + "\n")
             self.progress = None
