@@ -89,3 +89,19 @@ def budget_of(policy: str) -> int | None:
     """The rollout budget of a ``search:N`` policy, else ``None``."""
     base, _, budget = str(policy).partition(":")
     return int(budget) if base == "search" and budget.isdigit() else None
+
+
+def paired_gain(games: pd.DataFrame, policy: str, baseline: str) -> pd.DataFrame:
+    """``policy`` minus ``baseline`` on the same deals and seats (duplicate format): one row per
+    measure (``win``, ``points``, ``score``) with ``n`` (deal-seat pairs), ``gain`` and its 95%
+    interval from the paired differences. ``games``: ladder rows (:func:`ratings`) holding both."""
+    a = games[games["policy"] == policy].set_index(["seat", "game"]).sort_index()
+    b = games[games["policy"] == baseline].set_index(["seat", "game"]).sort_index()
+    if len(a) == 0 or not a.index.equals(b.index):
+        raise ValueError(f"{policy} and {baseline} were not played on the same deals and seats")
+    rows = []
+    for measure in ("win", "points", "score"):
+        d = a[measure].to_numpy(float) - b[measure].to_numpy(float)
+        mean, low, high = _mean_ci(d)
+        rows.append((measure, len(d), mean, low, high))
+    return pd.DataFrame(rows, columns=["measure", "n", "gain", "ci_low", "ci_high"])

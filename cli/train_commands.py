@@ -26,6 +26,12 @@ def train_command(
                                                                    "wall time (instead of --games)"),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="model file (text); an existing checkpoint of the "
                                                                  "same seed is resumed (default learned-GAME.txt)"),
+    against: Optional[str] = typer.Option(None, "--against", help="the exploiter: train against a field of this "
+                                                                   "policy only (every other seat), then report the "
+                                                                   "trained player's gain over the policy itself in "
+                                                                   "that field (how exploitable it is)"),
+    eval_games: str = typer.Option("2000", "--eval-games", help="with --against: deals of the duplicate "
+                                                                "evaluation (each seat in turn, a new seed)"),
     overwrite: OverwriteOpt = False,
     threads: ThreadsOpt = None,
     yes: YesOpt = False,
@@ -39,6 +45,11 @@ def train_command(
     rewritten after every iteration and names the command that reproduces it, and an
     interrupted run resumes from it. The model cardsim ships (`--policy learned`) came
     from the command in its first line (see docs/players.md).
+
+    With --against POLICY the training field is POLICY in every other seat (an exploiter),
+    and at the end the trained model and POLICY itself each play every seat of a POLICY
+    field on the same deals of a new seed: the paired gain in wins, points and score
+    against the field, with 95% intervals, says how exploitable POLICY is.
     """
     from cardsim.simcore.run.runner import set_threads
 
@@ -49,10 +60,26 @@ def train_command(
     if games is not None and minutes is not None:
         raise ConfigError("give --games or --minutes, not both")
     trainer = importlib.import_module(spec.trainer)
+    from cardsim.simcore.framework import selfplay
+
+    train_spec = trainer.SPEC
+    field_policy = None
+    if against is not None:
+        field_policy = _field_policy(game, spec, against)
+        weights_file = None
+        if field_policy == "learned":
+            weights_file = spec.play._learned().WEIGHTS_FILE
+        elif field_policy.startswith("learned:"):
+            weights_file = field_policy.partition(":")[2]
+        try:
+            train_spec = selfplay.against_field(train_spec, field_policy, weights_file)
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"--against {against}: {exc}") from None
+    eval_n = parse_count(eval_games, "--eval-games")
     seed_value = parse_seed(seed)
     n = parse_count(games, "--games") if games is not None else None
     if n is None and minutes is None:
-        n = 40 * trainer.games_per_iteration()
+        n = 40 * selfplay.games_per_iteration(train_spec)
     path = out if out is not None else Path(f"learned-{game}.txt")
     cores = set_threads(threads)
     if n is not None and not yes:
@@ -61,16 +88,55 @@ def train_command(
 
     def progress(state) -> None:
         if not quiet:
-            total = f"/{n // trainer.games_per_iteration()}" if n is not None else ""
+            total = f"/{n // selfplay.games_per_iteration(train_spec)}" if n is not None else ""
             sys.stderr.write(f"iteration {state.iterations}{total}: {state.games:,} games, fitness "
                              f"{state.fitness[-1]:.4f}, {time.monotonic() - t0:.0f} s\n")
 
-    state, started = trainer.run_training(path, seed_value, n, minutes, overwrite, progress)
+    state, started = selfplay.run_training(train_spec, path, seed_value, n, minutes, overwrite, progress)
     say_drawn_seed()
+    command = selfplay.reproduce_command(train_spec, state.seed, state.games, path.name)
     if not quiet:
         resumed = f" (resumed at iteration {started})" if started else ""
         print(f"{path}: {state.iterations} iterations, {state.games:,} training games{resumed}; play it with "
-              f"--policy 0=learned:{path}; reproduce: {trainer.reproduce_command(state.seed, state.games, path.name)}")
+              f"--policy 0=learned:{path}; reproduce: {command}")
+    if field_policy is not None:
+        _report_exploit(game, path, field_policy, state.seed, eval_n, threads, quiet)
+
+
+def _field_policy(game: str, spec, against: str) -> str:
+    """``--against``'s policy, canonical; an outside seat is refused (training plays compiled games)."""
+    from cardsim.simcore.framework.outside import has_outside
+    from cardsim.simcore.framework.tasks import canonical_policy
+
+    policy = canonical_policy(against.strip(), spec.policies)
+    if has_outside([policy]):
+        raise ConfigError(f"--against {against}: training plays compiled games; an outside seat cannot be its field")
+    if policy.startswith("oracle"):
+        raise ConfigError(f"--against {against}: the oracle peeks at hidden cards; train against a fair player")
+    return policy
+
+
+#: The evaluation's run seed: a stream the training never plays (its seeds come from mix64 of seed·2^20 + k).
+EVAL_SEED_OFFSET = 0x5EED_E7A1
+
+
+def _report_exploit(game: str, path: Path, policy: str, seed: int, deals: int, threads, quiet: bool) -> None:
+    """The exploiter's gain over ``policy`` in a field of ``policy`` (duplicate format: the
+    trained model and ``policy`` each in every seat, same deals of a new seed)."""
+    from cardsim import api
+    from cardsim.analysis.ladder import paired_gain
+    from cardsim.analysis.numbers import with_interval
+
+    model = f"learned:{path}"
+    eval_seed = (seed + EVAL_SEED_OFFSET) % (1 << 64)
+    ladder = api.ladder(game, policies=[model, policy], field=policy, games=deals, seed=eval_seed,
+                        threads=threads, progress=not quiet)
+    table = paired_gain(ladder.tables["games"], model, policy)
+    print(f"exploiter: {path.name} vs {policy}, both in every seat of a {policy} field, {deals:,} deals per seat "
+          f"(seed {eval_seed}):")
+    for row in table.itertuples():
+        print(f"  gain in {row.measure:<6} {with_interval(row.gain, row.ci_low, row.ci_high, signed=True)}  "
+              f"(n = {row.n:,} paired deal-seats)")
 
 
 def _check_feasible(game: str, n: int, cores: int) -> None:

@@ -83,6 +83,12 @@ class SelfPlaySpec:
         ``weights``, float64[players, NF]).
     display : str
         The game's name in messages (default: ``game``).
+    against : str
+        ``cardsim train GAME --against POLICY`` (the exploiter): the one field, every other
+        seat playing POLICY (:func:`against_field`); empty for the game's own fields.
+    field_weights : float64[NF], optional
+        The weights of a ``"learned"`` field (the exploiter against a learned player); the
+        ``"self"`` field always plays the current weights.
     """
 
     game: str
@@ -98,6 +104,8 @@ class SelfPlaySpec:
     make_rules: Callable[[], Any]
     seat_wins: Callable[[int, int, Any, list, np.ndarray, int], int]
     display: str = ""
+    against: str = ""
+    field_weights: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         nf = len(self.features)
@@ -260,6 +268,8 @@ def state_text(spec: SelfPlaySpec, state: TrainState, command: str) -> str:
         f"train: iterations {state.iterations}",
         f"train: games {state.iterations * games_per_iteration(spec)}",
     ]
+    if spec.against:
+        header.append(f"train: against {spec.against}")
     if state.first_checkpoint is not None:
         header.append("train: first_checkpoint " + " ".join(repr(float(x)) for x in state.first_checkpoint))
     if state.fitness:
@@ -317,7 +327,8 @@ def fitness(spec: SelfPlaySpec, w: np.ndarray, current: np.ndarray, run_seed: in
         for seat in range(P):
             policies = ["learned" if field_name == "self" else field_name] * P
             policies[seat] = "learned"
-            weights = np.tile(current, (P, 1))
+            fixed = field_name == "learned" and spec.field_weights is not None
+            weights = np.tile(spec.field_weights if fixed else current, (P, 1))
             weights[seat] = w
             seed = (run_seed + 1_000_003 * f_index + seat) % (1 << 64)
             wins += int(spec.seat_wins(seed, spec.deals, rules, policies, weights, seat))
@@ -402,9 +413,25 @@ def remove_stale_temporaries(path: Path) -> list[Path]:
     return removed
 
 
+def against_field(spec: SelfPlaySpec, policy: str, weights_file: Path | str | None = None) -> SelfPlaySpec:
+    """The exploiter's training: the learned seat against one field, every other seat
+    ``policy`` (how much a player trained only to beat ``policy`` gains over it measures
+    how exploitable ``policy`` is). A learned ``policy`` (``learned``, ``learned:FILE``)
+    plays the weights of ``weights_file``."""
+    import dataclasses
+
+    if policy == "learned" or policy.startswith("learned:"):
+        if weights_file is None:
+            raise ValueError("a learned field needs its weights file")
+        return dataclasses.replace(spec, fields=("learned",), against=policy,
+                                   field_weights=read_weights(spec.features, weights_file))
+    return dataclasses.replace(spec, fields=(policy,), against=policy)
+
+
 def reproduce_command(spec: SelfPlaySpec, seed: int, games: int, out: str = "model.txt") -> str:
     """The command that trains the model file ``out`` again."""
-    return f"cardsim train {spec.game} --seed {seed} --games {games} --out {out}"
+    against = f" --against {spec.against}" if spec.against else ""
+    return f"cardsim train {spec.game} --seed {seed} --games {games}{against} --out {out}"
 
 
 def run_training(spec: SelfPlaySpec, out: Path, seed: int, games: int | None, minutes: float | None,
@@ -446,6 +473,13 @@ def _train_into(spec: SelfPlaySpec, out: Path, seed: int, games: int | None, min
         if state.seed != seed:
             raise ConfigError(f"{out} was trained with seed {state.seed}; pass --seed {state.seed} to resume it "
                               "or --overwrite to start again")
+        against = next((line[len("# train: against "):].strip() for line in out.read_text().splitlines()
+                        if line.startswith("# train: against ")), "")
+        if against != spec.against:
+            was = f"against {against}" if against else "against the game's own fields"
+            now = f"--against {spec.against}" if spec.against else "without --against"
+            raise ConfigError(f"{out} was trained {was}; resuming it {now} would mix two trainings: use "
+                              "--overwrite to start again or another --out")
     started = state.iterations
 
     def checkpoint(s: TrainState) -> None:
@@ -457,6 +491,6 @@ def _train_into(spec: SelfPlaySpec, out: Path, seed: int, games: int | None, min
     return state, started
 
 
-__all__ = ["SelfPlaySpec", "TrainState", "fitness", "format_weights", "games_per_iteration", "iterate",
+__all__ = ["SelfPlaySpec", "TrainState", "against_field", "fitness", "format_weights", "games_per_iteration", "iterate",
            "parse_weights", "read_weights", "reproduce_command", "run_training", "start_state", "state_from_text",
            "state_text", "train", "write_model"]
