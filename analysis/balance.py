@@ -39,6 +39,10 @@ CARD_COLUMNS = ["metric", "group", "strength", "unit", "n", "value", "ci_low", "
 BOOTSTRAP = 1000
 #: Head-to-head probability a ladder level must reach over the level below (``levels_60``).
 LEVEL_STEP = 0.6
+#: The chance the better of two ladder neighbours must have of winning a match (``games_to_outweigh_luck``).
+MATCH_CONFIDENCE = 0.75
+#: ``games_to_outweigh_luck`` when the neighbours are not told apart (no better one): shown as this cap.
+MATCH_GAMES_CAP = 1e6
 
 
 def bootstrap_weights(deals: int, seed: int, resamples: int = BOOTSTRAP) -> np.ndarray:
@@ -138,6 +142,23 @@ def ladder_figures(scores: dict[str, np.ndarray], field: str) -> dict[str, np.nd
     return {"elo_spread": spread, "levels_60": levels}
 
 
+def games_to_outweigh_luck(gap_elo: np.ndarray, confidence: float = MATCH_CONFIDENCE) -> np.ndarray:
+    """Games a match between two ladder neighbours must last before the better one wins it
+    with probability ``confidence``: each game is won with the head-to-head probability
+    ``p = 1 / (1 + 10**(-gap / 400))``, a match by the most games won, so (normal form, as
+    Tango's regression to the mean splits talent and luck: luck's variance per game
+    ``p (1 - p)`` against skill's ``(p - 1/2)^2``) ``n = (z · sqrt(p (1 - p)) / (p - 1/2))^2``,
+    at least 1; :data:`MATCH_GAMES_CAP` where ``p <= 1/2``."""
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(confidence)
+    p = 1.0 / (1.0 + 10.0 ** (-np.asarray(gap_elo, float) / 400.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n = (z * np.sqrt(p * (1.0 - p)) / (p - 0.5)) ** 2
+    n = np.where(p > 0.5, np.maximum(np.ceil(n), 1.0), MATCH_GAMES_CAP)
+    return np.minimum(n, MATCH_GAMES_CAP)
+
+
 # ----------------------------------------------------------------------------- the card
 @dataclass
 class Figure:
@@ -231,6 +252,13 @@ def figures(play, weights: np.ndarray) -> list[Figure]:
         levels = ", ".join(scores)
         out.append(Figure("elo_spread", "ladder", "all", "elo", deals, ladder["elo_spread"], note=levels))
         out.append(Figure("levels_60", "ladder", "all", "levels", deals, ladder["levels_60"], note=levels))
+        # neighbours in the estimated order: how long a match must be for skill to outweigh luck
+        rating = {n: (elo(scores[n]) if n != field else np.zeros_like(scores[n])) for n in scores}
+        ordered = sorted(rating, key=lambda n: float(rating[n][0]), reverse=True)
+        for better, worse in zip(ordered, ordered[1:]):
+            out.append(Figure("games_to_outweigh_luck", f"{better} vs {worse}", better, "games", deals,
+                              games_to_outweigh_luck(rating[better] - rating[worse]),
+                              note=f"the better wins a match of that many games {MATCH_CONFIDENCE:.0%} of the time"))
     randoms = [p for p in field_wins if split_policy(p)[0] == "random"]
     oracles = [p for p in field_wins if _is_peeking(p)]
     if randoms and oracles:
@@ -349,6 +377,7 @@ def compare_cards(base, other, resamples: int = BOOTSTRAP) -> pd.DataFrame:
 def headline(table: pd.DataFrame) -> pd.DataFrame:
     """The answers at a glance: seat gap, length, draws, luck and skill shares, ladder figures."""
     keep = {"seat_gap", "length", "no_winner_rate", "luck_share", "skill_share", "elo_spread", "levels_60",
+            "games_to_outweigh_luck",
             "relative_skill", "comeback_rate"}
     return table[table["metric"].isin(keep)].reset_index(drop=True)
 

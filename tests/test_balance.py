@@ -403,3 +403,31 @@ def test_a_long_card_says_its_estimate_before_it_starts(capsys, monkeypatch):
     assert code == 130
     line = next(x for x in err.splitlines() if "(estimate)" in x)
     assert line.startswith("balance tusac: 32 tables x 2,000 deals, about ") and "minutes" in line, err
+
+
+@pytest.mark.parametrize("p", [0.52, 0.55, 0.6, 0.7])
+def test_games_to_outweigh_luck_gives_the_better_player_the_match_three_times_in_four(p):
+    # issue 51: a match of n games between neighbours with head-to-head p: the better wins most games
+    # (a tie of games split evenly) with probability 0.75, checked against the exact binomial sum
+    from cardsim.analysis.balance import games_to_outweigh_luck
+
+    gap = 400 * math.log10(p / (1 - p))
+    n = int(games_to_outweigh_luck(np.array([gap]))[0])
+
+    def match_win(n):
+        win = sum(math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n // 2 + 1, n + 1))
+        tie = math.comb(n, n // 2) * (p * (1 - p)) ** (n // 2) if n % 2 == 0 else 0.0
+        return win + tie / 2
+
+    # the fewest games that reach 0.75 (normal form: within 0.01 of the exact binomial's answer)
+    assert match_win(n) >= 0.74 and (n == 1 or match_win(n - 1) < 0.76), (n, match_win(n), match_win(n - 1))
+    assert games_to_outweigh_luck(np.array([-gap]))[0] >= 1e6  # the worse one never does
+
+
+def test_the_card_says_how_long_a_match_must_be_between_neighbours(capsys):
+    code, out, err = run(capsys, "balance", "tienlen", "--games", 300, "--seed", 2, "--policies",
+                         "random,heuristic,greedy", "--json")
+    assert code == 0, err
+    rows = [r for r in json.loads(out) if r["metric"] == "games_to_outweigh_luck"]
+    assert [r["group"] for r in rows] == ["heuristic vs greedy", "greedy vs random"]
+    assert all(1 <= r["ci_low"] <= r["value"] <= r["ci_high"] for r in rows)
