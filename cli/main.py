@@ -74,9 +74,22 @@ def _click_command():
 _COMMAND = None
 
 
+#: Flags of the whole program (``cardsim --FLAG COMMAND``) also taken after the command,
+#: where a user of one command writes them (``cardsim play ... --no-variance-reduction``).
+GLOBAL_FLAGS = ("--no-variance-reduction",)
+
+
+def global_flags_first(argv: list[str]) -> list[str]:
+    """``argv`` with every :data:`GLOBAL_FLAGS` token moved before the command (not past a ``--``)."""
+    end = argv.index("--") if "--" in argv else len(argv)
+    flags = [a for a in argv[:end] if a in GLOBAL_FLAGS]
+    return flags + [a for i, a in enumerate(argv) if i >= end or a not in GLOBAL_FLAGS]
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     """Console-script entry point; returns the exit code (2 for any user error)."""
     STATE.reset()  # per-command state: main() may run many commands in one process
+    argv = global_flags_first(sys.argv[1:] if argv is None else list(argv))
     try:
         result = _click_command()(args=argv, prog_name="cardsim", standalone_mode=False)
     except ClickException as exc:

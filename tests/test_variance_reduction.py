@@ -153,3 +153,17 @@ def test_plan_api_and_command(capsys):
     assert code == 2 and "not a per-game metric" in err
     code, _, err = run(capsys, "plan", "tienlen", "--effect", "-1")
     assert code == 2 and "--effect" in err
+
+
+def test_the_flag_works_after_the_command_too(capsys):
+    # issue 51: per command, as a user of one command writes it (also before the command, as before)
+    import json as _json
+
+    args = ("play", "tienlen", "--games", 3000, "--seed", 4, "--json")
+    for flags in (("--no-variance-reduction",), ()):
+        code, out, err = run(capsys, *args, *flags)
+        assert code == 0, err
+        ess = [r["ess_factor"] for r in _json.loads(out)]
+        assert all(e == 1 for e in ess) == bool(flags), ess
+    code, out, _ = run(capsys, "--no-variance-reduction", *args)
+    assert code == 0 and all(r["ess_factor"] == 1 for r in _json.loads(out))
