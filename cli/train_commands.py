@@ -131,6 +131,7 @@ def _report_exploit(game: str, path: Path, policy: str, seed: int, deals: int, t
     eval_seed = (seed + EVAL_SEED_OFFSET) % (1 << 64)
     ladder = api.ladder(game, policies=[model, policy], field=policy, games=deals, seed=eval_seed,
                         threads=threads, progress=not quiet)
+    model, policy = ladder.meta["policies"][0], ladder.meta["policies"][1]  # as the ladder names them (canonical)
     table = paired_gain(ladder.tables["games"], model, policy)
     print(f"exploiter: {path.name} vs {policy}, both in every seat of a {policy} field, {deals:,} deals per seat "
           f"(seed {eval_seed}):")
