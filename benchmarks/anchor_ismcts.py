@@ -29,8 +29,11 @@ def table(game: str, seed: int, deals: int, rules: dict, x: str, other: str, x_s
     players = cardsim.api.resolve_rules(game, rules).players
     seats = [x if s in x_seats else other for s in range(players)]
     result = cardsim.play(game, deals, seed=seed, rules=rules, policy=",".join(seats), progress=False)
-    frame = result.tables["games"].sort_values("game")
-    points = np.stack([frame[f"points_{s}"].to_numpy(float) for s in range(players)], axis=1)
+    # climbing games and Tứ Sắc: a game and its points; rummy: a match and its penalty total (lower is better)
+    rummy = "matches" in result.tables
+    frame = result.tables["matches" if rummy else "games"].sort_values("game")
+    points = np.stack([-frame[f"total_{s}"].to_numpy(float) if rummy else frame[f"points_{s}"].to_numpy(float)
+                       for s in range(players)], axis=1)
     wins = np.stack([(frame["winner"].to_numpy() == s).astype(float) for s in range(players)], axis=1)
     mask = np.array([s in x_seats for s in range(players)])
     return points[:, mask].mean(1) - points[:, ~mask].mean(1), wins[:, mask].sum(1), wins.sum(1)
@@ -55,10 +58,12 @@ def main() -> None:
     ap.add_argument("--sims", type=int, default=64, help="ISMCTS simulations per decision")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--candidates", default="heuristic,search:64")
+    ap.add_argument("--set", action="append", default=[], help="a rule switch KEY=VALUE (e.g. rounds=1)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     other = f"openspiel-ismcts:{args.sims}"
-    rows = [duplicate(args.game, args.seed, args.deals, {}, x.strip(), other) for x in args.candidates.split(",")]
+    rules = dict(item.split("=", 1) for item in args.set)
+    rows = [duplicate(args.game, args.seed, args.deals, rules, x.strip(), other) for x in args.candidates.split(",")]
     if args.json:
         print(json.dumps(rows, indent=2))
         return

@@ -1,7 +1,7 @@
 """OpenSpiel games of cardsim's games (``pip install 'cardsim[env]'``).
 
 ``import cardsim.openspiel`` registers ``cardsim_tienlen``, ``cardsim_tusac``,
-``cardsim_loba`` and ``cardsim_continental`` with ``pyspiel``; rule switches are game
+``cardsim_loba``, ``cardsim_continental`` and ``cardsim_bigtwo`` with ``pyspiel``; rule switches are game
 parameters (a list switch as comma-separated text, a boolean as ``on``/``off`` or true/false)::
 
     import pyspiel, cardsim.openspiel
@@ -35,7 +35,7 @@ from cardsim.simcore.framework.config import rule_text
 #: Deals the opening chance node chooses from (a game parameter).
 DEFAULT_DEALS = 1000
 #: The game names registered with pyspiel, one per cardsim game.
-GAME_NAMES = {game: f"cardsim_{game}" for game in ("tienlen", "tusac", "loba", "continental")}
+GAME_NAMES = {game: f"cardsim_{game}" for game in ("tienlen", "tusac", "loba", "continental", "bigtwo")}
 
 
 def _defaults(game: str) -> dict:
@@ -80,6 +80,9 @@ def _bounds(game: str, rules, players: int) -> tuple[float, float, int]:
         if rules.scoring == "per_card":
             return -float(worst * (players - 1)), float(worst * (players - 1)), 8 * 52 * players
         return 0.0, 4.0, 8 * 52 * players
+    if game == "bigtwo":
+        worst = 3 * rules.cards_per_player  # cards left, x3 with doubling
+        return -float(worst), float(worst * (players - 1)), 8 * 52 * players
     if game == "tusac":
         return -5000.0, 5000.0 * (players - 1), 50_000
     return -1e6, 100.0, 2_000_000

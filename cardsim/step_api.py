@@ -91,9 +91,9 @@ def env(game: str, *, seed: Optional[int] = None, index: int = 0, rules: Optiona
     if isinstance(games_per_match, bool) or not isinstance(games_per_match, numbers.Integral) \
             or not 1 <= games_per_match <= 10_000:
         raise ConfigError(f"games_per_match must be an integer in 1..10000, got {games_per_match!r}")
-    if games_per_match != 1 and game != "tienlen":
-        raise ConfigError("games_per_match is a Tiến Lên option")
-    extra = {"games_per_match": int(games_per_match)} if game == "tienlen" else {}
+    if games_per_match != 1 and not _has_matches(game):
+        raise ConfigError("games_per_match is an option of the games played in matches (Tiến Lên, Big Two)")
+    extra = {"games_per_match": int(games_per_match)} if _has_matches(game) else {}
     try:
         inner = step_cls.new(resolved, policies, int(seed), int(index),
                              deal=None if deal is None else dict(deal), **extra)
@@ -103,6 +103,11 @@ def env(game: str, *, seed: Optional[int] = None, index: int = 0, rules: Optiona
         raise ConfigError(str(exc).splitlines()[0]) from None
     return Env(game, resolved, policies, int(seed), int(index), inner, explicit=deal is not None,
                games_per_match=int(games_per_match))
+
+
+def _has_matches(game: str) -> bool:
+    """Whether ``game`` is played in matches (its play task takes ``games_per_match``: Tiến Lên, Big Two)."""
+    return any(option.name == "games_per_match" for option in registry.get_spec(game).options)
 
 
 class Env:
@@ -266,7 +271,7 @@ class Env:
 
     def _with_index(self, table: str, row: dict) -> dict:
         head = {"game": self.index}
-        if self.game == "tienlen":
+        if _has_matches(self.game):
             head["match"] = self.index // self.games_per_match
         return {**head, **{k: v for k, v in row.items() if k not in head}}
 
@@ -287,7 +292,7 @@ class Env:
         out = {"format": RECORD_FORMAT, "version": RECORD_VERSION, "game": self.game,
                "rules": self.rules.to_dict(), "policies": list(self.policies), "seed": self.seed,
                "index": self.index}
-        if self.game == "tienlen":
+        if _has_matches(self.game):
             out["games_per_match"] = self.games_per_match
         out["deal"] = self._deal0
         out["actions"] = [{"seat": s, "action": a, "text": t} for (s, a), t in zip(self.history, self._texts)]
@@ -356,7 +361,7 @@ def replay_record(game: Optional[str], source) -> Env:
     policies = data.get("policies", "heuristic")
     kwargs = dict(seed=data.get("seed", 0), index=data.get("index", 0),
                   rules={k: rule_text(v) for k, v in rules.items()}, policy=policies, deal=data.get("deal"))
-    if name == "tienlen":
+    if _has_matches(name):
         kwargs["games_per_match"] = data.get("games_per_match", 1)
     g = env(name, **kwargs)
     g.explicit = "seed" not in data  # a typed-in game: its deal is all there is

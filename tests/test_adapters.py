@@ -45,12 +45,13 @@ def test_pettingzoo_rules_and_rewards():
 
 @pytest.mark.parametrize("game,params", [("tienlen", ""), ("tienlen", "(players=3,scoring=per_card)"),
                                          ("tusac", ""), ("tusac", "(players=3)"), ("loba", ""),
-                                         ("continental", "(players=3)")])
+                                         ("continental", "(players=3)"), ("bigtwo", ""),
+                                         ("bigtwo", "(players=3,straights=wheels)")])
 def test_openspiel_random_sim_test(game, params):
     import cardsim.openspiel  # noqa: F401 - registers the games
 
     loaded = pyspiel.load_game(f"cardsim_{game}{params}")
-    sims = 4 if game in ("tienlen", "tusac") else 1
+    sims = 4 if game in ("tienlen", "tusac", "bigtwo") else 1
     pyspiel.random_sim_test(loaded, num_sims=sims, serialize=False, verbose=False)
 
 

@@ -25,6 +25,7 @@ GAMES = {
     "tusac": ({}, 4),
     "loba": ({"contracts": "2T"}, 3),
     "continental": ({"players": "2", "claims": "off"}, 2),
+    "bigtwo": ({}, 6),
 }
 
 PLAYERS_FILE = textwrap.dedent("""
@@ -99,6 +100,16 @@ def test_stepped_matches_follow_the_previous_winner(monkeypatch):
     assert stepped["games"].equals(kernel["games"])
 
 
+def test_stepped_big_two_matches_follow_the_previous_winner(monkeypatch):
+    """Big Two matches (-k 3) on the stepped path, as on the kernels'."""
+    import cardsim.simcore.bigtwo.tasks as tasks
+
+    kernel = _chunk_tables("bigtwo", {}, ["heuristic"] * 4, 6, games_per_match=3)
+    monkeypatch.setattr(tasks, "has_outside", lambda policies: True)
+    stepped = _chunk_tables("bigtwo", {}, ["heuristic"] * 4, 6, games_per_match=3)
+    assert stepped["games"].equals(kernel["games"])
+
+
 @pytest.mark.parametrize("game", list(GAMES))
 def test_outside_seat_is_stepping_by_hand(game, players):
     """An outside seat playing the lowest legal action gives the rows of stepping
@@ -109,7 +120,7 @@ def test_outside_seat_is_stepping_by_hand(game, players):
     policies = ["heuristic"] * P
     policies[1] = f"python:{players}:lowest"
     tables = _chunk_tables(game, settings, policies, n, seed=11)
-    main = "games" if game in ("tienlen", "tusac") else "matches"
+    main = "games" if game in ("tienlen", "tusac", "bigtwo") else "matches"
     got = tables[main].to_pylist()
     for index in range(n):
         g = cardsim.env(game, seed=11, index=index, rules=settings, policy="heuristic")
@@ -227,7 +238,7 @@ pyspiel = pytest.importorskip("pyspiel")
 def test_ismcts_plays_every_game(game):
     settings, _ = GAMES[game]
     result = cardsim.play(game, 1, seed=3, rules=settings, policy="0=openspiel-ismcts:2", progress=False)
-    main = "games" if game in ("tienlen", "tusac") else "matches"
+    main = "games" if game in ("tienlen", "tusac", "bigtwo") else "matches"
     assert len(result.tables[main]) == 1
     assert "outside openspiel-ismcts:2" in result.meta["players"]
 

@@ -17,6 +17,11 @@ A ``--policy`` entry may name, instead of a built-in policy,
     through the OpenSpiel adapter :mod:`cardsim.openspiel`; its worlds are dealt again by
     :meth:`cardsim.step_api.Env.resample` (it never sees a hidden card). Its random numbers
     come from ``(run seed, game index, seat)``, so its games are reproducible.
+``bigtwo-ppo:FILE``
+    Big Two only (4 players, 13 cards): the published PPO agent of Charlesworth (2018), its
+    network read from ``FILE`` (the parameter pickle of its repository, which the user
+    supplies; read with an unpickler that allows NumPy arrays only) and played greedily
+    by :class:`cardsim.bigtwo_ppo.BigTwoPPOSeat` (the encoding: docs/bigtwo-ppo.md).
 
 A run with an outside seat plays each game of a chunk by stepping it with
 :func:`cardsim.env` (built-in seats decide with :meth:`Env.policy_action`, so they play
@@ -45,7 +50,7 @@ import numpy as np
 from cardsim.simcore.framework.config import ConfigError
 
 #: The kinds of outside seat (the text before the first ``:`` of a ``--policy`` entry).
-OUTSIDE_KINDS = ("python", "openspiel-ismcts")
+OUTSIDE_KINDS = ("python", "openspiel-ismcts", "bigtwo-ppo")
 #: The built-in policy an outside seat's step game holds (it is never asked to decide;
 #: built-in searches model every other seat with their own opponent model, not with it).
 PLACEHOLDER_POLICY = "heuristic"
@@ -57,12 +62,12 @@ ISMCTS_UCT_C = 2.0
 #: Games per second and core of a game with an outside seat, for the time estimate:
 #: the step interface plays each decision in Python (measured: Tiến Lên and Tứ Sắc
 #: ~100 games/s, the rummy matches ~2/s, with a trivial callable).
-STEPPED_RATE = {"tienlen": 100.0, "tusac": 100.0, "loba": 2.0, "continental": 2.0}
+STEPPED_RATE = {"tienlen": 100.0, "tusac": 100.0, "loba": 2.0, "continental": 2.0, "bigtwo": 100.0}
 #: Seconds per simulation of an ``openspiel-ismcts`` decision, roughly (a random rollout
 #: to the end of the game at Python speed), for the time estimate.
-ISMCTS_SIM_SECONDS = {"tienlen": 3e-3, "tusac": 3e-3, "loba": 0.25, "continental": 0.08}
+ISMCTS_SIM_SECONDS = {"tienlen": 3e-3, "tusac": 3e-3, "loba": 0.25, "continental": 0.08, "bigtwo": 3e-3}
 #: Decisions of one seat in a game, roughly (for the time estimate).
-SEAT_DECISIONS = {"tienlen": 15, "tusac": 12, "loba": 160, "continental": 300}
+SEAT_DECISIONS = {"tienlen": 15, "tusac": 12, "loba": 160, "continental": 300, "bigtwo": 15}
 
 
 class OutsideSeatError(ConfigError):
@@ -121,9 +126,14 @@ def parse_outside(name: str) -> OutsideSeat:
         if not 1 <= n <= MAX_ISMCTS_SIMULATIONS:
             raise ConfigError(f"bad policy {text!r}: the simulations must be in 1..{MAX_ISMCTS_SIMULATIONS}")
         return OutsideSeat(kind, f"openspiel-ismcts:{n}", simulations=n)
+    if kind == "bigtwo-ppo":
+        if not rest.strip():
+            raise ConfigError(f"bad policy {text!r}: name the network's parameter file (bigtwo-ppo:FILE)")
+        path = str(Path(os.path.expanduser(rest.strip())).resolve())  # absolute: resumes and workers find it
+        return OutsideSeat(kind, f"bigtwo-ppo:{path}", target=path)
     if kind != "python":
         raise ConfigError(f"unknown outside seat {text!r} (known: python:MODULE:FUNCTION, python:PATH.py:FUNCTION, "
-                          "openspiel-ismcts:N)")
+                          "openspiel-ismcts:N, bigtwo-ppo:FILE)")
     target, sep, function = rest.strip().rpartition(":")
     target, function = target.strip(), function.strip()
     if not sep or not target or not function.isidentifier():
@@ -142,11 +152,27 @@ def canonical_outside(name: str) -> str:
     """The canonical text of an outside-seat policy, after checking that it can play here
     (the callable loads; OpenSpiel is installed). One-line :class:`ConfigError` otherwise."""
     seat = parse_outside(name)
-    if seat.kind == "python":
-        load_callable(seat)
-    else:
+    if seat.kind == "openspiel-ismcts":
         _openspiel_modules(seat.ref)
+    else:
+        load_callable(seat)
     return seat.ref
+
+
+#: The games and table a ``bigtwo-ppo`` seat can play (the network's input is 4 seats of 13 cards).
+BIGTWO_PPO_TABLE = ("bigtwo", 4, 13)
+
+
+def check_game(game: str, rules, policies: Sequence[Any]) -> None:
+    """One-line :class:`ConfigError` when an outside seat cannot play this game and table
+    (``bigtwo-ppo`` plays Big Two with 4 players of 13 cards only)."""
+    for seat in outside_seats(policies).values():
+        if seat.kind != "bigtwo-ppo":
+            continue
+        table = (game, getattr(rules, "players", None), getattr(rules, "cards_per_player", None))
+        if table != BIGTWO_PPO_TABLE:
+            raise ConfigError(f"policy {seat.ref}: the Big Two PPO network plays bigtwo with 4 players and 13 "
+                              f"cards each only (here: {game}, {table[1]} players, {table[2]} cards)")
 
 
 def outside_seats(policies: Sequence[Any]) -> dict[int, OutsideSeat]:
@@ -175,8 +201,8 @@ def _file_digest(path: str) -> str:
 
 
 def load_callable(seat: OutsideSeat) -> Callable[..., Any]:
-    """The callable of a ``python:`` seat (loaded once per process and file content)."""
-    if seat.is_file:
+    """The callable of a ``python:`` or ``bigtwo-ppo:`` seat (loaded once per process and file content)."""
+    if seat.is_file or seat.kind == "bigtwo-ppo":
         try:
             key = (seat.ref, _file_digest(seat.target))
         except OSError:
@@ -185,7 +211,11 @@ def load_callable(seat: OutsideSeat) -> Callable[..., Any]:
         key = (seat.ref,)
     if key in _LOADED:
         return _LOADED[key]
-    if seat.is_file:
+    if seat.kind == "bigtwo-ppo":
+        from cardsim.bigtwo_ppo import BigTwoPPOSeat
+
+        function = BigTwoPPOSeat(seat.target)  # ConfigError (one line) for a file it refuses
+    elif seat.is_file:
         from cardsim.simcore.framework.custom import load_function
 
         try:
@@ -241,6 +271,13 @@ def seat_notes(policies: Sequence[Any]) -> dict[str, Any]:
                 except OSError:
                     note["sha256"] = None
             note["signature"] = "fn(observation: dict, legal_actions: list[int]) -> int"
+        elif seat.kind == "bigtwo-ppo":
+            note["file"] = seat.target
+            try:
+                note["sha256"] = _file_digest(seat.target)
+            except OSError:
+                note["sha256"] = None
+            note["player"] = "Charlesworth (2018) Big Two PPO network, greedy (cardsim.bigtwo_ppo)"
         else:
             note.update(simulations=seat.simulations, uct_c=ISMCTS_UCT_C, evaluator="RandomRolloutEvaluator(1)",
                         open_spiel=_openspiel_version())
@@ -370,7 +407,8 @@ def play_stepped(game: str, rules, seed: int, start: int, count: int, policies: 
     seats = outside_seats(policies)
     builtin = builtin_policies(policies)
     settings = _rule_settings(rules)
-    functions = {s: load_callable(o) for s, o in seats.items() if o.kind == "python"}
+    check_game(game, rules, policies)
+    functions = {s: load_callable(o) for s, o in seats.items() if o.kind in ("python", "bigtwo-ppo")}
     K = int(games_per_match)
     out = []
     prev_winner = -1
@@ -390,7 +428,7 @@ def play_stepped(game: str, rules, seed: int, start: int, count: int, policies: 
             seat = seats.get(position)
             if seat is None:
                 action = env.policy_action()
-            elif seat.kind == "python":
+            elif seat.kind in ("python", "bigtwo-ppo"):
                 action = _decide_python(functions[position], seat, position, env, index)
             else:
                 try:
@@ -406,7 +444,7 @@ def play_stepped(game: str, rules, seed: int, start: int, count: int, policies: 
                                            "which is not legal there")
             env.step(action)
         result = env.result()
-        if game == "tienlen":
+        if K > 1:  # a match (Tiến Lên, Big Two): the winner leads the next game
             prev_winner = int(result["games"]["winner"])
         out.append(result)
     return out

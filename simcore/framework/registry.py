@@ -17,6 +17,7 @@ GAMES: dict[str, str] = {
     "tusac": "cardsim.simcore.tusac.spec",
     "loba": "cardsim.simcore.rummy.spec:LOBA",
     "continental": "cardsim.simcore.rummy.spec:CONTINENTAL",
+    "bigtwo": "cardsim.simcore.bigtwo.spec",
 }
 
 TASKS = ("deal", "play")

@@ -493,3 +493,6 @@ class PlayTaskBase(Task):
 
         if not registry.get_spec(self.game).step:
             raise ConfigError(f"{self.game} has no step interface: it cannot seat outside players")
+        from cardsim.simcore.framework.outside import check_game
+
+        check_game(self.game, rules, options.get("policies") or ())

@@ -30,6 +30,16 @@ Scoring (``points_s``, per game; sums over a match are left to the analysis)
 * ``per_card``: each player not 1st pays one point per card left plus one more per 2
   left (a 2 counts double); 1st receives the total. Points sum to zero.
 
+Big Two profile (``prm[P_FIVE] != 0``, rules in ``simcore/bigtwo``)
+--------------------------------------------------------------------
+The same engine plays Big Two: suits ordered ♦ ♣ ♥ ♠ (3♦ = card 0), the allowed classes
+from :func:`.moves.bigtwo_classes` (singles, pairs, triples, a four alone as a switch and
+the five-card hands of :mod:`.fives`, no bombs; a five-card table's key read from its
+mask), passes not final (``pass_resets``) unless the lock-out switch, the game over at
+the first player out (``ST_END_FIRST``: the others placed by cards left, ties by play
+order after the winner) and ``per_card`` payments of ``card_pay``: cards left, x2 from
+``double_at`` and x3 from ``triple_at`` cards. Tiến Lên's parameters are all 0 there.
+
 State
 -----
 ``st`` int64[ST_SIZE] (fields ``ST_*``) and ``hands`` uint64[8] (a 52-bit card mask per
@@ -45,17 +55,20 @@ from cardsim.simcore.primitives.bits import highest_bit, lowest_bit, popcount
 from cardsim.simcore.primitives.movelog import log_record
 from cardsim.simcore.tienlen.deal import first_leader, hand_flags_colour, rank_planes, resolve_instant_win
 from cardsim.simcore.tienlen.log import LOG_DEAL, LOG_DECLINE, LOG_INSTANT, LOG_LEAD, LOG_OUT, LOG_PASS, LOG_PLAY
-from cardsim.simcore.tienlen.moves import allowed_classes, count_moves, is_bomb_class
-from cardsim.simcore.tienlen.policies import POL_RANDOM, POL_SEARCH, choose
-from cardsim.simcore.tienlen.rules import (P_ALONE, P_BAP, P_BLACK, P_CHOP, P_CHOP_LEN, P_INSTANT, P_PLAYERS, P_RESETS,
-                                           P_SCORING, SCORING_LADDERS, SCORING_PER_CARD)
+from cardsim.simcore.tienlen.fives import FIVE_BASE, five_key
+from cardsim.simcore.tienlen.moves import allowed_classes, bigtwo_classes, count_moves, is_bomb_class
+from cardsim.simcore.tienlen.policies import POL_RANDOM, POL_SEARCH, choose, choose_bigtwo
+from cardsim.simcore.tienlen.rules import (P_ALONE, P_BAP, P_BLACK, P_CARD_PAY, P_CHOP, P_CHOP_LEN, P_DOUBLE_AT,
+                                           P_END_FIRST, P_FIVE, P_INSTANT, P_PLAYERS, P_QUADS, P_RESETS, P_SCORING,
+                                           P_TRIPLE_AT, SCORING_LADDERS, SCORING_PER_CARD)
 
 # game state st[ST_SIZE]
 (ST_TURN, ST_LAST, ST_LEADER, ST_TABLE_CLS, ST_TABLE_TOP, ST_TABLE_MASK, ST_PASSED, ST_REQ, ST_FLOOR,
  ST_PLAYED, ST_ACTIVE, ST_NEXT_PLACE, ST_TRICKS, ST_PLAYS, ST_WINNER, ST_DONE) = range(16)
 ST_NCARDS = 16  # + seat: cards held
 ST_PLACE = 24  # + seat: place (0 while playing)
-ST_SIZE = 32
+ST_END_FIRST = 32  # the game ends at the first player out (Big Two: prm[P_END_FIRST])
+ST_SIZE = 33
 
 # per-game columns (int16 vector meta[N_META])
 M_LEADER, M_THREE, M_KIND, M_WINNER, M_TRICKS, M_PLAYS, M_GAME_WINNER = range(7)
@@ -131,6 +144,7 @@ def start_game(hands, first, prev_winner, prm, st, flags, meta, seat, log, log_o
     st[ST_PLAYS] = 0
     st[ST_WINNER] = -1
     st[ST_DONE] = 0
+    st[ST_END_FIRST] = prm[P_END_FIRST]
     meta[M_LEADER] = leader
     meta[M_THREE] = three
     meta[M_KIND] = -1
@@ -166,7 +180,8 @@ def turn_options(st, prm, acls, amin):
     """The decision facing the player to move: ``(n_acl, can_pass, is_passed)`` with the
     allowed classes in ``acls[:n_acl], amin[:n_acl]``. ``is_passed``: the player already
     passed this trick (pass final); then they act only if they hold an allowed bomb
-    (``n_acl == 0`` when ``bombs_after_pass`` allows none)."""
+    (``n_acl == 0`` when ``bombs_after_pass`` allows none). Tiến Lên's decisions;
+    :func:`decision_options` is the engine's entry for any profile."""
     chop = prm[P_CHOP]
     bap = prm[P_BAP]
     table_cls = st[ST_TABLE_CLS]
@@ -180,6 +195,31 @@ def turn_options(st, prm, acls, amin):
         return 0, True, True
     n_acl = allowed_classes(table_cls, st[ST_TABLE_TOP], chop, is_passed, bap, acls, amin, prm[P_CHOP_LEN])
     return n_acl, True, is_passed
+
+
+@njit(cache=True, _nrt=False)
+def decision_options(st, prm, acls, amin, five):
+    """:func:`turn_options` of the engine's profile: ``five`` is ``None`` for Tiến Lên (the
+    Big Two code is then left out at compile time, like the search when no seat searches)
+    or the Big Two profile (``prm[P_FIVE]``, :func:`_bigtwo_options`)."""
+    if five is None:
+        return turn_options(st, prm, acls, amin)
+    return _bigtwo_options(st, prm, acls, amin)
+
+
+@njit(cache=True, _nrt=False)
+def _bigtwo_options(st, prm, acls, amin):
+    """:func:`turn_options` under the Big Two profile (:func:`.moves.bigtwo_classes`: no bombs)."""
+    table_cls = st[ST_TABLE_CLS]
+    if table_cls < 0:
+        n_acl = bigtwo_classes(np.int64(-1), np.int64(-1), prm[P_FIVE], prm[P_QUADS], acls, amin)
+        if st[ST_REQ] >= 0 and prm[P_ALONE] != 0:
+            n_acl = 1  # class 0 = single
+        return n_acl, False, False
+    if prm[P_RESETS] == 0 and ((st[ST_PASSED] >> st[ST_TURN]) & 1) != 0:
+        return np.int64(0), True, True
+    top = st[ST_TABLE_TOP] if table_cls < FIVE_BASE else five_key(np.uint64(st[ST_TABLE_MASK]), table_cls)
+    return bigtwo_classes(table_cls, top, prm[P_FIVE], prm[P_QUADS], acls, amin), True, False
 
 
 @njit(cache=True, inline="always")
@@ -210,7 +250,7 @@ def apply_decision(st, hands, seat, turn, move, mcls, log, nl, log_on):
         st[ST_PASSED] |= np.int64(1) << turn
         return log_record(log, nl, log_on, LOG_PASS, turn, 0, 0, 0, 0)
     table_cls = st[ST_TABLE_CLS]
-    chopped = table_cls >= 0 and mcls != table_cls
+    chopped = table_cls >= 0 and mcls != table_cls  # (Big Two: a stronger five-card kind, counted, never shown)
     nl = log_record(log, nl, log_on, LOG_PLAY, turn, np.int64(move), mcls, 1 if chopped else 0, 0)
     if chopped:
         seat[S_CHOPS, turn] += 1
@@ -221,11 +261,11 @@ def apply_decision(st, hands, seat, turn, move, mcls, log, nl, log_on):
     st[ST_NCARDS + turn] -= popcount(move)
     st[ST_PLAYED] |= np.int64(move)
     seat[S_PLAYS, turn] += 1
-    if is_bomb_class(mcls):
+    if is_bomb_class(mcls):  # (Big Two: five-card hands)
         seat[S_BOMBS_PLAYED, turn] += 1
     st[ST_PLAYS] += 1
     st[ST_TABLE_CLS] = mcls
-    st[ST_TABLE_TOP] = highest_bit(move)
+    st[ST_TABLE_TOP] = highest_bit(move)  # (Big Two: a five-card hand's key is read from the mask)
     st[ST_TABLE_MASK] = np.int64(move)
     st[ST_LAST] = turn
     if st[ST_NCARDS + turn] == 0:
@@ -234,6 +274,9 @@ def apply_decision(st, hands, seat, turn, move, mcls, log, nl, log_on):
         nl = log_record(log, nl, log_on, LOG_OUT, turn, place, 0, 0, 0)
         if place == 1:
             st[ST_WINNER] = turn
+            if st[ST_END_FIRST] != 0:
+                _place_by_cards(st, turn)
+                return nl
         st[ST_NEXT_PLACE] = place + 1
         st[ST_ACTIVE] -= 1
         if st[ST_ACTIVE] == 1:
@@ -242,6 +285,26 @@ def apply_decision(st, hands, seat, turn, move, mcls, log, nl, log_on):
                     st[ST_PLACE + s] = place + 1
             st[ST_DONE] = 1
     return nl
+
+
+@njit(cache=True, _nrt=False)
+def _place_by_cards(st, w):
+    """The game ends with ``w`` out first: the others are placed by cards left, ties by
+    play order after ``w``."""
+    for s in range(8):
+        if s == w or st[ST_NCARDS + s] == 0:
+            continue
+        place = 2
+        ds = s + 8 if s < w else s
+        for o in range(8):
+            if o == w or o == s or st[ST_NCARDS + o] == 0:
+                continue
+            do = o + 8 if o < w else o
+            if st[ST_NCARDS + o] < st[ST_NCARDS + s] or (st[ST_NCARDS + o] == st[ST_NCARDS + s] and do < ds):
+                place += 1
+        st[ST_PLACE + s] = place
+    st[ST_ACTIVE] = 1
+    st[ST_DONE] = 1
 
 
 @njit(cache=True, inline="always")
@@ -287,15 +350,16 @@ def decide_and_apply(st, hands, P, seat, policy, move, mcls, is_passed, log, nl,
 
 @njit(cache=True, _nrt=False)
 def run_turns(st, hands, prm, pol, wts, rng, seat, log, nl, log_on, acls, amin, counts, cand, ccls, stop_seat,
-              pause_each):
+              pause_each, five):
     """Play turns until the game ends (``RUN_DONE``), ``stop_seat`` (>= 0) has a place
     (``RUN_STOPPED``) or a ``search`` seat must decide (``RUN_SEARCH``, nothing applied;
     with ``pause_each``, any seat: the fitted search observes every decision).
 
     ``pol`` int64[players]: policy codes; ``wts`` float64[players, N_FEATURES]: each
     ``learned`` seat's weights.
-    ``seat`` int16[N_SEAT, players] must have one column per player. Returns
-    ``(outcome, rng state, log rows used)``.
+    ``seat`` int16[N_SEAT, players] must have one column per player. ``five``: the
+    engine's profile (``None``: Tiến Lên; Big Two: ``prm[P_FIVE]``, see
+    :func:`decision_options`). Returns ``(outcome, rng state, log rows used)``.
     """
     P = prm[P_PLAYERS]
     while st[ST_DONE] == 0:
@@ -303,14 +367,23 @@ def run_turns(st, hands, prm, pol, wts, rng, seat, log, nl, log_on, acls, amin, 
             return RUN_STOPPED, rng, nl
         turn = st[ST_TURN]
         h = hands[turn]
-        n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
+        # ``five is None`` (Tiến Lên) is decided at compile time: the Big Two calls are left out
+        if five is None:
+            n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
+        else:
+            n_acl, can_pass, is_passed = _bigtwo_options(st, prm, acls, amin)
         if has_decision(h, st, n_acl, is_passed, acls, amin, counts):
             p = pol[turn]
             if p == POL_SEARCH or pause_each:
                 return RUN_SEARCH, rng, nl
             opp_min = opponents_min(st, P, turn)
-            move, mcls, rng = choose(p, h, n_acl, acls, amin, counts, st[ST_REQ], can_pass, st[ST_TABLE_CLS],
-                                     opp_min, st[ST_ACTIVE] == 2, rng, cand, ccls, wts[turn])
+            if five is None:
+                move, mcls, rng = choose(p, h, n_acl, acls, amin, counts, st[ST_REQ], can_pass, st[ST_TABLE_CLS],
+                                         opp_min, st[ST_ACTIVE] == 2, rng, cand, ccls, wts[turn])
+            else:
+                move, mcls, rng = choose_bigtwo(p, h, n_acl, acls, amin, counts, st[ST_REQ], can_pass,
+                                                st[ST_TABLE_CLS], opp_min, st[ST_ACTIVE] == 2, rng, cand, ccls,
+                                                wts[turn])
             nl = decide_and_apply(st, hands, P, seat, p, move, mcls, is_passed, log, nl, log_on)
         else:
             nl = advance_turn(st, P, log, nl, log_on)
@@ -324,6 +397,14 @@ def seat_points(st, hands, prm, s):
     if sc != SCORING_PER_CARD:
         return _LADDERS[sc, st[ST_PLACE + s] - 1]
     P = prm[P_PLAYERS]
+    if prm[P_CARD_PAY] != 0:
+        if st[ST_PLACE + s] != 1:
+            return -_card_pay(st[ST_NCARDS + s], prm)
+        total = 0
+        for o in range(P):
+            if o != s:
+                total += _card_pay(st[ST_NCARDS + o], prm)
+        return total
     if st[ST_PLACE + s] != 1:
         return -(st[ST_NCARDS + s] + popcount(hands[s] >> _U48))
     total = 0
@@ -331,6 +412,16 @@ def seat_points(st, hands, prm, s):
         if o != s:
             total += st[ST_NCARDS + o] + popcount(hands[o] >> _U48)
     return total
+
+
+@njit(cache=True, inline="always")
+def _card_pay(n, prm):
+    """Big Two's payment for ``n`` cards left: x3 from ``triple_at``, x2 from ``double_at`` cards (0: off)."""
+    if prm[P_TRIPLE_AT] > 0 and n >= prm[P_TRIPLE_AT]:
+        return 3 * n
+    if prm[P_DOUBLE_AT] > 0 and n >= prm[P_DOUBLE_AT]:
+        return 2 * n
+    return n
 
 
 @njit(cache=True)

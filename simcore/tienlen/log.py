@@ -25,7 +25,7 @@ import numpy as np
 
 from cardsim.simcore.primitives.movelog import F_A, F_B, F_C, F_KIND, F_SEAT
 from cardsim.simcore.tienlen.cards import hand_str
-from cardsim.simcore.tienlen.moves import class_name
+from cardsim.simcore.tienlen.moves import N_CLASSES, class_name
 from cardsim.simcore.tienlen.rules import INSTANT_WIN_KINDS
 
 LOG_DEAL, LOG_PLAY, LOG_PASS, LOG_LEAD, LOG_OUT, LOG_INSTANT, LOG_DECLINE = range(7)
@@ -55,7 +55,7 @@ def format_log(log: np.ndarray, n: int, row: dict, players: int, suit_order: str
         elif kind == LOG_DECLINE:
             lines.append(f"seat {seat}: declines to bomb (passed earlier in this trick)")
         elif kind == LOG_PLAY:
-            chop = " (chop)" if rec[F_C] else ""
+            chop = " (chop)" if rec[F_C] and int(rec[F_B]) < N_CLASSES else ""  # (Big Two: a stronger five-card kind)
             lines.append(f"seat {seat}: {_suits(a, suit_order)}  [{class_name(int(rec[F_B]))}]{chop}")
         elif kind == LOG_OUT:
             lines.append(f"seat {seat} is out (place {a})")

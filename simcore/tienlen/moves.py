@@ -44,6 +44,7 @@ from numba import njit
 
 from cardsim.simcore.primitives.bits import lowest_bit, popcount
 from cardsim.simcore.tienlen.deal import rank_planes
+from cardsim.simcore.tienlen.fives import FIVE_BASE, N_FIVE_TYPES, W_COUNT, W_UNRANK, five_class_name, five_walk
 from cardsim.simcore.tienlen.rules import BAP_ALL, BAP_FOUR_PAIRS, CHOP_AT_LEAST, CHOP_SEED
 
 N_CLASSES = 24
@@ -62,6 +63,8 @@ def class_name(cls: int) -> str:
     """Human name of a class id (``"pair"``, ``"sequence of 5"``, ``"double sequence of 3"``)."""
     if cls < 0:
         return "pass"
+    if cls >= FIVE_BASE:
+        return five_class_name(cls)
     if cls < 4:
         return ("single", "pair", "triple", "four of a kind")[cls]
     if cls < 14:
@@ -113,7 +116,8 @@ def class_len(cls):
 
 @njit(cache=True, inline="always")
 def is_bomb_class(cls):
-    """Four of a kind or double sequence (any length)."""
+    """Four of a kind or double sequence (any length); under the Big Two profile the
+    five-card hands (ids >= ``FIVE_BASE``) too: they only count as "bombs played"."""
     return cls == CLS_FOUR or cls >= CLS_DSEQ3
 
 
@@ -189,7 +193,8 @@ def _windows(h, k, L, rt, req):
 @njit(cache=True, _nrt=False)
 def count_class(hand, cls, min_top, req):
     """Number of plays of class ``cls`` in ``hand`` with top card >= ``min_top``
-    (that contain card ``req`` when ``req >= 0``; only used with ``min_top == 0``)."""
+    (that contain card ``req`` when ``req >= 0``; only used with ``min_top == 0``).
+    Tiến Lên's classes only: :func:`count_moves` counts the five-card ones (:mod:`.fives`)."""
     if min_top >= 52:
         return 0
     h = np.uint64(hand)
@@ -268,6 +273,14 @@ def unrank_class(hand, cls, min_top, req, idx):
 
 
 @njit(cache=True, inline="always")
+def unrank_any(hand, cls, min_top, req, idx):
+    """:func:`unrank_class`, or a five-card class's ``idx``-th play (:func:`.fives.five_walk`)."""
+    if cls >= FIVE_BASE:
+        return five_walk(hand, cls, min_top, req, W_UNRANK, idx, None, None, 0)[1]
+    return unrank_class(hand, cls, min_top, req, idx)
+
+
+@njit(cache=True, inline="always")
 def _push(acls, amin, n, cls, min_top):
     acls[n] = cls
     amin[n] = min_top
@@ -330,6 +343,31 @@ def allowed_classes(table_cls, table_top, chop, passed, bap, acls, amin, chop_le
 
 
 @njit(cache=True, _nrt=False)
+def bigtwo_classes(table_cls, table_top, five, quads, acls, amin):
+    """Big Two's allowed classes (the engine's profile ``five = 1 + variant``, :mod:`.fives`)
+    into ``acls, amin``; returns their number. A lead: single, pair, triple, the four of a
+    kind alone when ``quads``, then the five five-card types. Following: the table's class
+    above its top (key), and for a five-card hand every higher five-card type. No bombs.
+    Five-card classes get ``min_top = -1`` where any play is allowed (every key is >= 0):
+    :func:`count_moves`' shortcut for Tiến Lên's double sequences never sees them."""
+    base = FIVE_BASE + 8 * (five - 1)
+    if table_cls < 0:
+        n = 0
+        for c in range(3):
+            n = _push(acls, amin, n, c, 0)
+        if quads != 0:
+            n = _push(acls, amin, n, CLS_FOUR, 0)
+        for t in range(N_FIVE_TYPES):
+            n = _push(acls, amin, n, base + t, -1)
+        return n
+    n = _push(acls, amin, 0, table_cls, table_top + 1)
+    if table_cls >= FIVE_BASE:
+        for c in range(table_cls + 1, base + N_FIVE_TYPES):
+            n = _push(acls, amin, n, c, -1)
+    return n
+
+
+@njit(cache=True, _nrt=False)
 def count_moves(hand, n_acl, acls, amin, req, counts):
     """Plays (passes excluded) over the allowed classes; ``counts[i]`` per class."""
     total = 0
@@ -352,12 +390,39 @@ def count_moves(hand, n_acl, acls, amin, req, counts):
 
 
 @njit(cache=True, _nrt=False)
+def count_moves_any(hand, n_acl, acls, amin, req, counts):
+    """:func:`count_moves` for any profile of the engine: five-card classes (Big Two,
+    :mod:`.fives`, whose ``min_top`` is -1 where any key goes) are counted by their walk.
+    Tiến Lên's own decisions use :func:`count_moves`, which knows nothing of them."""
+    total = 0
+    for i in range(n_acl):
+        cls = acls[i]
+        if cls >= FIVE_BASE:
+            c = five_walk(hand, cls, amin[i], req, W_COUNT, 0, None, None, 0)[0]
+        else:
+            c = count_class(hand, cls, amin[i], req)
+        counts[i] = c
+        total += c
+    return total
+
+
+@njit(cache=True, _nrt=False)
 def unrank_move(hand, n_acl, acls, amin, req, counts, idx):
     """The ``idx``-th play in move order, as ``(mask, class)``; ``counts`` from
     :func:`count_moves`."""
     for i in range(n_acl):
         if idx < counts[i]:
             return unrank_class(hand, acls[i], amin[i], req, idx), acls[i]
+        idx -= counts[i]
+    return _U0, -1
+
+
+@njit(cache=True, _nrt=False)
+def unrank_move_any(hand, n_acl, acls, amin, req, counts, idx):
+    """:func:`unrank_move` for any profile (``counts`` from :func:`count_moves_any`)."""
+    for i in range(n_acl):
+        if idx < counts[i]:
+            return unrank_any(hand, acls[i], amin[i], req, idx), acls[i]
         idx -= counts[i]
     return _U0, -1
 
@@ -372,17 +437,33 @@ def legal_moves(hand, table_cls, table_top, chop, passed, bap, req, alone, chop_
     """
     acls = np.zeros(N_CLASSES, np.int64)
     amin = np.zeros(N_CLASSES, np.int64)
-    counts = np.zeros(N_CLASSES, np.int64)
     n_acl = allowed_classes(table_cls, table_top, chop, passed, bap, acls, amin, chop_len)
     if req >= 0 and alone:
         n_acl = 1  # class 0 = single
-    total = count_moves(hand, n_acl, acls, amin, req, counts)
+    return _listed_moves(hand, n_acl, acls, amin, req)
+
+
+@njit(cache=True)
+def legal_moves_bigtwo(hand, table_cls, table_top, five, quads, req, alone):
+    """:func:`legal_moves` under the Big Two profile (:func:`bigtwo_classes`)."""
+    acls = np.zeros(N_CLASSES, np.int64)
+    amin = np.zeros(N_CLASSES, np.int64)
+    n_acl = bigtwo_classes(table_cls, table_top, five, quads, acls, amin)
+    if req >= 0 and alone:
+        n_acl = 1  # class 0 = single
+    return _listed_moves(hand, n_acl, acls, amin, req)
+
+
+@njit(cache=True)
+def _listed_moves(hand, n_acl, acls, amin, req):
+    counts = np.zeros(N_CLASSES, np.int64)
+    total = count_moves_any(hand, n_acl, acls, amin, req, counts)
     masks = np.zeros(total, np.uint64)
     classes = np.zeros(total, np.int64)
     j = 0
     for i in range(n_acl):
         for idx in range(counts[i]):
-            masks[j] = unrank_class(hand, acls[i], amin[i], req, idx)
+            masks[j] = unrank_any(hand, acls[i], amin[i], req, idx)
             classes[j] = acls[i]
             j += 1
     return masks, classes

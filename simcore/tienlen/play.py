@@ -43,7 +43,7 @@ from cardsim.simcore.framework.tasks import policy_codes as _policy_codes
 from cardsim.simcore.tienlen.deal import deal_into, deal_plan, hand_flags, hand_flags_colour
 from cardsim.simcore.tienlen.engine import (META_DTYPES, META_NAMES, N_META, N_SEAT, RUN_DONE, SEAT_DTYPES,
                                             SEAT_NAMES, ST_SIZE, ST_WINNER, finish_game, run_turns, start_game)
-from cardsim.simcore.tienlen.rules import P_K, P_PLAYERS, kernel_params
+from cardsim.simcore.tienlen.rules import P_K, P_PLAYERS, kernel_params, profile_arg
 from cardsim.simcore.tienlen.log import LOG_CAP, format_log
 from cardsim.simcore.tienlen.moves import N_CLASSES
 from cardsim.simcore.tienlen.policies import N_FEATURES, POL_SEARCH, POLICIES
@@ -56,9 +56,10 @@ CAND_CAP = 512
 
 @njit(cache=True)
 def play_dealt(hands, rng, srng, first, prev_winner, prm, pol, budgets, wts, st, flags, acls, amin, counts, cand, ccls,
-               meta, seat, log, log_on):
+               meta, seat, log, log_on, five):
     """Play a game from ``hands[:players]`` (consumed) with game RNG ``rng`` and search RNG
-    ``srng``; fill ``meta[N_META]`` and ``seat[N_SEAT, players]``. Returns
+    ``srng``; fill ``meta[N_META]`` and ``seat[N_SEAT, players]``. ``five``: the engine's
+    profile (:func:`.rules.profile_arg`: ``None`` for Tiến Lên). Returns
     ``(winner, log rows used, srng)``."""
     P = prm[P_PLAYERS]
     nl = start_game(hands, first, prev_winner, prm, st, flags, meta, seat, log, log_on)
@@ -66,17 +67,17 @@ def play_dealt(hands, rng, srng, first, prev_winner, prm, pol, budgets, wts, st,
         # No search seat (numba prunes the search at compile time, so a run without
         # one never compiles it); run_turns only stops early for a search seat.
         outcome, rng, nl = run_turns(st, hands, prm, pol, wts, rng, seat, log, nl, log_on, acls, amin, counts, cand,
-                                     ccls, np.int64(-1), np.bool_(False))
+                                     ccls, np.int64(-1), np.bool_(False), five)
     else:
         observe = any_fitted(pol, budgets)
         opp_ll = np.zeros((P, P, N_MODELS))
         while True:
             outcome, rng, nl = run_turns(st, hands, prm, pol, wts, rng, seat, log, nl, log_on, acls, amin, counts,
-                                         cand, ccls, np.int64(-1), observe)
+                                         cand, ccls, np.int64(-1), observe, five)
             if outcome == RUN_DONE:
                 break
             rng, srng, nl = decide_pending(st, hands, prm, pol, budgets, wts, rng, srng, opp_ll, observe, seat, log,
-                                           nl, log_on, acls, amin, counts, cand, ccls)
+                                           nl, log_on, acls, amin, counts, cand, ccls, five)
     finish_game(st, hands, prm, meta, seat)
     return st[ST_WINNER], nl, srng
 
@@ -90,7 +91,7 @@ def deal_game(seed, index, plan, leaf, slots, hands):
 
 
 @njit(cache=True, nogil=True)
-def play_block(seed, start, count, prm, pol, budgets, wts, plan, leaf, meta, seat, log, nlog, log_on):
+def play_block(seed, start, count, prm, pol, budgets, wts, plan, leaf, meta, seat, log, nlog, log_on, five):
     """Games ``start..start+count-1`` (``start`` on a match boundary), serially."""
     K = prm[P_K]
     slots = np.zeros(16, np.uint64)
@@ -109,7 +110,7 @@ def play_block(seed, start, count, prm, pol, budgets, wts, plan, leaf, meta, sea
         li = j if log_on else 0
         rng = deal_game(seed, i, plan, leaf, slots, hands)
         winner, nl, srng = play_dealt(hands, rng, search_key(seed, i), first, winner, prm, pol, budgets, wts, st,
-                                      flags, acls, amin, counts, cand, ccls, meta[j], seat[j], log[li], log_on)
+                                      flags, acls, amin, counts, cand, ccls, meta[j], seat[j], log[li], log_on, five)
         if log_on:
             nlog[j] = nl
 
@@ -212,7 +213,7 @@ def play_chunk(seed: int, start: int, count: int, rules: TienLenRules, policies,
     def run_block(m0, m1):
         g0, g1 = m0 * K, min(m1 * K, count)
         play_block(np.uint64(seed), np.int64(start + g0), np.int64(g1 - g0), prm, pol, budgets, wts, plan, leaf,
-                   meta[g0:g1], seat[g0:g1], log, nlog, False)
+                   meta[g0:g1], seat[g0:g1], log, nlog, False, profile_arg(prm))
 
     run_blocks(run_block, n_matches, n_blocks)
     return _columns(start, count, K, rules.players, meta, seat)
@@ -234,12 +235,12 @@ def play_logged(seed: int, start: int, count: int, rules: TienLenRules, policies
     log = np.zeros((count, LOG_CAP, LOG_WIDTH), np.int64)
     nlog = np.zeros(count, np.int64)
     play_block(np.uint64(seed), np.int64(start), np.int64(count), prm, pol, budgets, wts, plan, leaf, meta, seat,
-               log, nlog, True)
+               log, nlog, True, profile_arg(prm))
     return _columns(start, count, K, rules.players, meta, seat), log, nlog
 
 
 @njit(cache=True)
-def _play_hands_kernel(given, state, search_state, first, prev_winner, prm, pol, budgets, wts, meta, seat, log):
+def _play_hands_kernel(given, state, search_state, first, prev_winner, prm, pol, budgets, wts, meta, seat, log, five):
     hands = np.zeros(8, np.uint64)
     hands[:given.shape[0]] = given
     st = np.zeros(ST_SIZE, np.int64)
@@ -251,7 +252,7 @@ def _play_hands_kernel(given, state, search_state, first, prev_winner, prm, pol,
     ccls = np.zeros(CAND_CAP, np.int64)
     winner, nl, srng = play_dealt(hands, np.uint64(state), np.uint64(search_state), first, prev_winner, prm, pol,
                                   budgets, wts, st, flags, acls, amin, counts, cand, ccls, meta, seat, log,
-                                  np.bool_(True))
+                                  np.bool_(True), five)
     return nl
 
 
@@ -263,7 +264,7 @@ def play_hands(hands, rules: TienLenRules, policies, first: bool = True, prev_wi
     ``search_state``: RNG state of the search seats. Returns ``(row dict, text lines)``."""
     from cardsim.simcore.tienlen.cards import parse_cards
 
-    masks = np.array([parse_cards(h) if isinstance(h, str) else int(h) for h in hands], np.uint64)
+    masks = np.array([parse_cards(h, rules.suit_order) if isinstance(h, str) else int(h) for h in hands], np.uint64)
     if len(masks) != rules.players:
         raise ValueError(f"need {rules.players} hands")
     prm = kernel_params(rules, 1)
@@ -273,7 +274,7 @@ def play_hands(hands, rules: TienLenRules, policies, first: bool = True, prev_wi
     seat = np.zeros((1, N_SEAT, rules.players), np.int16)
     log = np.zeros((LOG_CAP, LOG_WIDTH), np.int64)
     nl = _play_hands_kernel(masks, np.uint64(state), np.uint64(search_state), bool(first), np.int64(prev_winner),
-                            prm, pol, budgets, wts, meta[0], seat[0], log)
+                            prm, pol, budgets, wts, meta[0], seat[0], log, profile_arg(prm))
     cols = _columns(0, 1, 1, rules.players, meta, seat)
     row = {k: v[0].item() for k, v in cols.items() if k not in ("game", "match")}
     return row, format_log(log, int(nl), row, rules.players, rules.suit_order)

@@ -24,6 +24,15 @@ at its decisions (it needs the whole game state to roll out), see :mod:`.engine`
   passing when an opponent is close to going out (1, 2 or <= 4 cards). Passing is
   valued ``HEUR_PASS`` (``HEUR_PASS_HEADS_UP`` with one opponent left, where a pass
   hands over the lead). Deterministic: it draws no random numbers.
+
+Big Two (the engine's five-card profile, ``simcore/bigtwo``): :func:`choose_any` and
+:func:`choose_bigtwo` are the entries, reached only when the kernels' ``five`` argument is
+not ``None`` (Tiến Lên compiles none of it). Random and greedy are the same players over
+the five-card classes too (:func:`choose_random_any`, :func:`choose_greedy_any`); the
+heuristic (:func:`choose_heuristic_bigtwo`) values a hand by :func:`units_bigtwo` (plays
+needed, counting what full houses, fours + kicker, straights or flushes save), keeps 2s
+and aces, and sheds low and long plays first, a low five-card hand among them; the learned
+policy scores Big Two's candidates with Tiến Lên's features and weights.
 """
 from __future__ import annotations
 
@@ -33,8 +42,10 @@ from numba import njit
 from cardsim.simcore.primitives.bits import highest_bit, lowest_bit, popcount
 from cardsim.simcore.primitives.rng import randbelow
 from cardsim.simcore.tienlen.deal import rank_planes
+from cardsim.simcore.tienlen.fives import FIVE_BASE, T_FOUR, T_FULL_HOUSE, W_CANON, five_key, five_type, five_walk
 from cardsim.simcore.tienlen.moves import (CLS_DSEQ3, CLS_SEQ3, CLS_SINGLE, _choices, _pick, _windows, class_k,
-                                           class_len, count_moves, is_bomb_class, unrank_class, unrank_move)
+                                           class_len, count_moves, count_moves_any, is_bomb_class, unrank_any,
+                                           unrank_class, unrank_move, unrank_move_any)
 
 POLICIES = ("random", "greedy", "heuristic", "search", "learned")
 POL_RANDOM, POL_GREEDY, POL_HEURISTIC, POL_SEARCH, POL_LEARNED = range(5)
@@ -153,6 +164,20 @@ def heuristic_candidates(h, n_acl, acls, amin, req, cand, ccls):
     return nc
 
 
+@njit(cache=True, _nrt=False)
+def heuristic_candidates_any(h, n_acl, acls, amin, req, cand, ccls):
+    """:func:`heuristic_candidates` for any profile of the engine: a five-card class (Big
+    Two) adds a few plays per group (:func:`.fives.five_walk`, mode ``W_CANON``)."""
+    nc = np.int64(0)
+    for a in range(n_acl):
+        cls = acls[a]
+        if cls >= FIVE_BASE:
+            nc = five_walk(h, cls, amin[a], req, W_CANON, 0, cand, ccls, nc)[2]
+        else:
+            nc = _canon(h, cls, amin[a], req, cand, ccls, nc)
+    return nc
+
+
 @njit(cache=True)
 def pass_value(opp_min, heads_up):
     """The heuristic's value of passing."""
@@ -199,6 +224,107 @@ def choose_heuristic(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, he
         best_v = pass_value(opp_min, heads_up)
     for i in range(nc):
         v = play_value(h, base, cand[i], ccls[i], table_cls, opp_min)
+        if v == GOES_OUT:
+            return cand[i], ccls[i]
+        if v > best_v:
+            best_v = v
+            best_m = cand[i]
+            best_c = ccls[i]
+    return best_m, best_c
+
+
+# ----------------------------------------------------------------------------------
+# the heuristic under the Big Two profile (five-card hands, no bombs)
+# ----------------------------------------------------------------------------------
+
+@njit(cache=True, _nrt=False)
+def units_bigtwo(h):
+    """Approximate number of Big Two plays needed for the non-2 cards of ``h``: one per
+    rank, less one per triple that can carry a pair (full house) and per four that can
+    carry a loose card, less what straights (one per five ranks of a run of >= 5 ranks
+    3..A, saving its loose ranks but one) or flushes (five loose cards of a suit in one
+    play, saving four) save, whichever saves more."""
+    ge1, ge2, ge3, eq4 = rank_planes(h)
+    ranks = ge1 & _R3A
+    units = popcount(ranks)
+    loose = ge1 & ~ge2 & _R3A
+    trips = popcount(ge3 & ~eq4 & _R3A)
+    pairs = popcount(ge2 & ~ge3 & _R3A)
+    units -= trips if trips < pairs else pairs
+    quads = popcount(eq4 & _R3A)
+    n_loose = popcount(loose)
+    units -= quads if quads < n_loose else n_loose
+    p = ranks
+    saved = 0
+    while p != _U0:
+        s = np.uint64(lowest_bit(p))
+        length = lowest_bit(~(p >> s) & _UNITS13) >> 2
+        run = (((_U1 << np.uint64(4 * length)) - _U1) & _UNITS13) << s
+        p &= ~run
+        if length >= 5:
+            n_str = length // 5
+            lr = popcount(loose & run)
+            gain = (lr if lr < 5 * n_str else 5 * n_str) - n_str
+            if gain > 0:
+                saved += gain
+    flush = 0
+    for suit in range(4):
+        flush += 4 * (popcount((h >> np.uint64(suit)) & loose) // 5)
+    units -= saved if saved > flush else flush
+    return units if units > 0 else 0
+
+
+@njit(cache=True, _nrt=False)
+def eval_bigtwo_units(h, units):
+    """The Big Two heuristic's value of holding ``h`` given ``units = units_bigtwo(h)``:
+    plays needed, 2s and aces held (control), fours (the strongest five-card hands but one)."""
+    ge1, ge2, ge3, eq4 = rank_planes(h)
+    return (-10.0 * units + 3.0 * popcount(h >> _U48) + 2.0 * popcount(eq4)
+            + 1.0 * popcount((h >> _U44) & _U15))
+
+
+@njit(cache=True, _nrt=False)
+def eval_bigtwo(h):
+    return eval_bigtwo_units(h, units_bigtwo(h))
+
+
+@njit(cache=True, _nrt=False)
+def play_value_bigtwo(h, base, m, c, table_cls, opp_min):
+    """:func:`play_value` under the Big Two profile: low and long plays first (a low
+    five-card hand sheds five cards in one play), 2s and fours kept for control."""
+    after = h & ~m
+    if after == _U0:
+        return GOES_OUT
+    top = highest_bit(m) >> 2
+    strong = False
+    if c >= FIVE_BASE:
+        t = five_type(c)
+        if t == T_FULL_HOUSE or t == T_FOUR:
+            top = five_key(m, c) >> 2  # the triple's or the four's rank, not the carried cards'
+        strong = t >= T_FOUR
+    units = units_bigtwo(after)
+    v = eval_bigtwo_units(after, units) - base - 0.4 * top + 1.0 * popcount(m)  # Tiến Lên's 0.3 wins ~3% less
+    if (top == 12 or strong) and units <= 1:
+        v += 15.0  # control needed to go out
+    if table_cls < 0 and opp_min <= 1 and c == CLS_SINGLE:
+        v -= 2.0 * (12 - top)  # do not feed a player on one card
+    return v
+
+
+@njit(cache=True, _nrt=False)
+def choose_heuristic_bigtwo(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up, cand, ccls):
+    """:func:`choose_heuristic` under the Big Two profile."""
+    nc = heuristic_candidates_any(h, n_acl, acls, amin, req, cand, ccls)
+    best_m = _U0
+    best_c = -1
+    if nc == 0:
+        return best_m, best_c
+    base = eval_bigtwo(h)
+    best_v = -1e18
+    if can_pass:
+        best_v = pass_value(opp_min, heads_up)
+    for i in range(nc):
+        v = play_value_bigtwo(h, base, cand[i], ccls[i], table_cls, opp_min)
         if v == GOES_OUT:
             return cand[i], ccls[i]
         if v > best_v:
@@ -338,6 +464,28 @@ def choose_learned(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, head
 
 
 
+@njit(cache=True, _nrt=False)
+def choose_learned_any(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up, cand, ccls, wts):
+    """:func:`choose_learned` over the candidates of any profile (:func:`heuristic_candidates_any`)."""
+    nc = heuristic_candidates_any(h, n_acl, acls, amin, req, cand, ccls)
+    best_m = _U0
+    best_c = -1
+    if nc == 0:
+        return best_m, best_c
+    best_v = -1e300
+    if can_pass:
+        best_v = decision_score(h, _U0, -1, table_cls, opp_min, heads_up, wts)
+    for i in range(nc):
+        if cand[i] == h:
+            return cand[i], ccls[i]  # goes out
+        v = decision_score(h, cand[i], ccls[i], table_cls, opp_min, heads_up, wts)
+        if v > best_v:
+            best_v = v
+            best_m = cand[i]
+            best_c = ccls[i]
+    return best_m, best_c
+
+
 # ----------------------------------------------------------------------------------
 # random and greedy
 # ----------------------------------------------------------------------------------
@@ -370,6 +518,70 @@ def choose_greedy(h, n_acl, acls, amin, req, table_cls, counts):
         if counts[a] > 0:
             return unrank_class(h, acls[a], amin[a], req, np.int64(0)), acls[a]
     return _U0, -1
+
+
+# The Big Two profile's random and greedy players: the same, over its five-card classes too
+# (:func:`.moves.count_moves_any`); Tiến Lên's decisions never reach them.
+
+@njit(cache=True, _nrt=False)
+def choose_random_any(h, n_acl, acls, amin, req, can_pass, counts, rng):
+    """:func:`choose_random` for any profile of the engine."""
+    n_play = count_moves_any(h, n_acl, acls, amin, req, counts)
+    n_opt = n_play + (1 if can_pass else 0)
+    idx = 0
+    if n_opt > 1:
+        rng, idx = randbelow(rng, n_opt)
+    if idx < n_play:
+        move, mcls = unrank_move_any(h, n_acl, acls, amin, req, counts, idx)
+        return move, mcls, rng
+    return _U0, -1, rng
+
+
+@njit(cache=True, _nrt=False)
+def choose_greedy_any(h, n_acl, acls, amin, req, table_cls, counts):
+    """:func:`choose_greedy` for any profile (following a five-card hand: the lowest of
+    its class, else of the weakest stronger five-card class)."""
+    if table_cls < 0:
+        move = (_U1 << np.uint64(req)) if req >= 0 else (h & (~h + _U1))
+        return move, CLS_SINGLE
+    count_moves_any(h, n_acl, acls, amin, req, counts)
+    for a in range(n_acl):  # the table's class first
+        if acls[a] == table_cls and counts[a] > 0:
+            return unrank_any(h, acls[a], amin[a], req, np.int64(0)), acls[a]
+    for a in range(n_acl):
+        if counts[a] > 0:
+            return unrank_any(h, acls[a], amin[a], req, np.int64(0)), acls[a]
+    return _U0, -1
+
+
+@njit(cache=True, _nrt=False)
+def choose_bigtwo(policy, h, n_acl, acls, amin, counts, req, can_pass, table_cls, opp_min, heads_up, rng, cand, ccls,
+                   wts):
+    """:func:`choose` under the Big Two profile."""
+    if policy == POL_RANDOM:
+        return choose_random_any(h, n_acl, acls, amin, req, can_pass, counts, rng)
+    if policy == POL_GREEDY:
+        move, mcls = choose_greedy_any(h, n_acl, acls, amin, req, table_cls, counts)
+        return move, mcls, rng
+    if policy == POL_LEARNED:
+        move, mcls = choose_learned_any(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up, cand,
+                                        ccls, wts)
+        return move, mcls, rng
+    move, mcls = choose_heuristic_bigtwo(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up, cand, ccls)
+    return move, mcls, rng
+
+
+@njit(cache=True, _nrt=False)
+def choose_any(policy, h, n_acl, acls, amin, counts, req, can_pass, table_cls, opp_min, heads_up, rng, cand, ccls,
+               wts, five):
+    """:func:`choose` of the engine's profile: ``five`` is ``None`` for Tiến Lên (the Big
+    Two players are then left out at compile time) or the Big Two profile (its heuristic
+    :func:`choose_heuristic_bigtwo`; the learned policy keeps Tiến Lên's features)."""
+    if five is None:
+        return choose(policy, h, n_acl, acls, amin, counts, req, can_pass, table_cls, opp_min, heads_up, rng, cand,
+                      ccls, wts)
+    return choose_bigtwo(policy, h, n_acl, acls, amin, counts, req, can_pass, table_cls, opp_min, heads_up, rng, cand,
+                          ccls, wts)
 
 
 # ----------------------------------------------------------------------------------

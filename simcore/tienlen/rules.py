@@ -28,6 +28,11 @@ CHOP_RULES = ("seed", "southern")
 CHOP_LENGTHS = ("at_least", "exact")
 BOMBS_AFTER_PASS = ("none", "all", "four_pairs")
 SCORING = ("3-2-1-0", "4-3-2-1", "per_card")
+#: Big Two's five-card variants (the engine's ``five`` profile, :mod:`.fives`; switches of
+#: ``simcore/bigtwo``): straight windows (switch ``straights``) and flush comparisons
+#: (switch ``flush_order``).
+STRAIGHT_VARIANTS = ("no_twos", "wheels", "twos_high")
+FLUSH_ORDERS = ("ranks", "suit")
 #: Suit orders, lowest first (S ♠, C ♣, D ♦, H ♥); the spec's default is SCDH.
 SUIT_ORDERS = tuple("".join(p) for p in __import__("itertools").permutations("SCDH"))
 
@@ -105,7 +110,7 @@ PARAMS = param_layout(
     TienLenRules,
     ("players", "cards_per_player", "instant_wins", "chop_rules", "chop_length", "bombs_after_pass", "pass_resets",
      "three_spades_alone", "scoring"),
-    ("games_per_match", "black_mask"),
+    ("games_per_match", "black_mask", *("five", "quads_alone", "end_first", "card_pay", "double_at", "triple_at")),
 )
 P_PLAYERS = PARAMS["players"]
 P_CARDS = PARAMS["cards_per_player"]
@@ -118,6 +123,18 @@ P_ALONE = PARAMS["three_spades_alone"]
 P_SCORING = PARAMS["scoring"]
 P_K = PARAMS["games_per_match"]
 P_BLACK = PARAMS["black_mask"]
+#: The Big Two profile of the engine (``simcore/bigtwo``); 0 everywhere is Tiến Lên.
+#: ``five``: 0, or 1 + the five-card variant (:mod:`.fives`: five-card hands, no bombs);
+#: ``quads_alone``: a four of a kind may be played alone; ``end_first``: the game ends
+#: when the first player goes out (the others placed by cards left); ``card_pay``: 1 =
+#: ``per_card`` losers pay cards left times a multiplier (x2 from ``double_at`` cards,
+#: x3 from ``triple_at``; 0 = off) instead of Tiến Lên's card + 2s.
+P_FIVE = PARAMS["five"]
+P_QUADS = PARAMS["quads_alone"]
+P_END_FIRST = PARAMS["end_first"]
+P_CARD_PAY = PARAMS["card_pay"]
+P_DOUBLE_AT = PARAMS["double_at"]
+P_TRIPLE_AT = PARAMS["triple_at"]
 
 #: The encoded values the kernels compare with (a choice switch encodes as its index).
 CHOP_SEED, CHOP_SOUTHERN = (CHOP_RULES.index(c) for c in ("seed", "southern"))
@@ -128,8 +145,23 @@ SCORING_PER_CARD = SCORING.index("per_card")
 SCORING_LADDERS = tuple(tuple(int(x) for x in name.split("-")) for name in SCORING if name != "per_card")
 
 
+def profile_arg(prm):
+    """The kernels' ``five`` argument for the parameter vector ``prm``: ``None`` for Tiến Lên
+    (numba then compiles no Big Two code, as it leaves the search out when no seat
+    searches) or the Big Two profile ``prm[P_FIVE]`` as an int64."""
+    import numpy as np
+
+    return None if int(prm[P_FIVE]) == 0 else np.int64(prm[P_FIVE])
+
+
 def kernel_params(rules: TienLenRules, games_per_match: int = 1):
-    """Rules (and the match length) as the kernels' int64 parameter vector (:data:`PARAMS`)."""
+    """Rules (and the match length) as the kernels' int64 parameter vector (:data:`PARAMS`).
+
+    Another game on this engine (Big Two) gives its own vector: ``rules.kernel_params``."""
     if games_per_match < 1:
         raise ValueError("games_per_match must be >= 1")
-    return rules.encode_params(PARAMS, {"games_per_match": games_per_match, "black_mask": rules.black_mask()})
+    if not isinstance(rules, TienLenRules):
+        return rules.kernel_params(games_per_match)
+    return rules.encode_params(PARAMS, {"games_per_match": games_per_match, "black_mask": rules.black_mask(),
+                                        "five": 0, "quads_alone": 0, "end_first": 0, "card_pay": 0, "double_at": 0,
+                                        "triple_at": 0})

@@ -61,13 +61,14 @@ from cardsim.simcore.primitives.bits import popcount
 from cardsim.simcore.primitives.movelog import LOG_WIDTH
 from cardsim.simcore.primitives.rng import next_u64, shuffle_prefix
 from cardsim.simcore.tienlen.engine import (N_SEAT, ST_ACTIVE, ST_FLOOR, ST_NCARDS, ST_PLACE, ST_PLAYED, ST_REQ,
-                                            ST_SIZE, ST_TABLE_CLS, ST_TURN, decide_and_apply, opponents_min,
-                                            run_turns, seat_points, turn_options)
+                                            ST_SIZE, ST_TABLE_CLS, ST_TURN, decide_and_apply, decision_options,
+                                            opponents_min, run_turns, seat_points)
 from cardsim.simcore.tienlen.rules import P_PLAYERS, P_SCORING, SCORING_PER_CARD
-from cardsim.simcore.tienlen.moves import count_moves, unrank_move
+from cardsim.simcore.tienlen.moves import count_moves, count_moves_any, unrank_move, unrank_move_any
 from cardsim.simcore.tienlen.policies import (GOES_OUT, POL_GREEDY, POL_HEURISTIC, POL_RANDOM, POL_SEARCH, _eval,
-                                              choose, choose_greedy, choose_heuristic, heuristic_candidates,
-                                              pass_value, play_value)
+                                              choose_any, choose_greedy, choose_greedy_any, choose_heuristic,
+                                              choose_heuristic_bigtwo, eval_bigtwo, heuristic_candidates,
+                                              heuristic_candidates_any, pass_value, play_value, play_value_bigtwo)
 
 #: Plays evaluated at one decision (plus the pass); more legal plays are prefiltered.
 MAX_CANDIDATES = 10
@@ -91,23 +92,40 @@ _U1 = np.uint64(1)
 
 @njit(cache=True)
 def search_candidates(h, n_acl, acls, amin, counts, req, can_pass, table_cls, opp_min, heads_up, cand, ccls,
-                      out_m, out_c, out_v):
+                      out_m, out_c, out_v, five):
     """Candidate decisions into ``out_m, out_c`` (class -1 = pass), ordered by the
-    heuristic's value ``out_v`` (best first, stable); returns their number."""
-    n_play = count_moves(h, n_acl, acls, amin, req, counts)
-    base = _eval(h)
+    heuristic's value ``out_v`` (best first, stable); returns their number. ``five``:
+    the engine's profile (``None``: Tiến Lên; Big Two values plays with
+    :func:`.policies.play_value_bigtwo`)."""
+    if five is None:
+        n_play = count_moves(h, n_acl, acls, amin, req, counts)
+        base = _eval(h)
+    else:
+        n_play = count_moves_any(h, n_acl, acls, amin, req, counts)
+        base = eval_bigtwo(h)
     n = 0
     if n_play <= MAX_CANDIDATES:
         for i in range(n_play):
-            m, c = unrank_move(h, n_acl, acls, amin, req, counts, i)
+            if five is None:
+                m, c = unrank_move(h, n_acl, acls, amin, req, counts, i)
+                v = play_value(h, base, m, c, table_cls, opp_min)
+            else:
+                m, c = unrank_move_any(h, n_acl, acls, amin, req, counts, i)
+                v = play_value_bigtwo(h, base, m, c, table_cls, opp_min)
             out_m[n] = m
             out_c[n] = c
-            out_v[n] = play_value(h, base, m, c, table_cls, opp_min)
+            out_v[n] = v
             n += 1
     else:
-        nc = heuristic_candidates(h, n_acl, acls, amin, req, cand, ccls)
+        if five is None:
+            nc = heuristic_candidates(h, n_acl, acls, amin, req, cand, ccls)
+        else:
+            nc = heuristic_candidates_any(h, n_acl, acls, amin, req, cand, ccls)
         for i in range(nc):
-            v = play_value(h, base, cand[i], ccls[i], table_cls, opp_min)
+            if five is None:
+                v = play_value(h, base, cand[i], ccls[i], table_cls, opp_min)
+            else:
+                v = play_value_bigtwo(h, base, cand[i], ccls[i], table_cls, opp_min)
             if n < MAX_CANDIDATES:
                 out_m[n] = cand[i]
                 out_c[n] = ccls[i]
@@ -171,7 +189,7 @@ def deal_world(st, P, me, hand, cards, world):
 
 @njit(cache=True, _nrt=False)
 def rollout(st, world, prm, pol, wts, me, move, mcls, is_passed, st2, hands2, seat2, log, acls, amin, counts, cand,
-            ccls, stop, rrng):
+            ccls, stop, rrng, five):
     """Apply ``me``'s decision in a copy of ``st`` with the hands ``world`` and let the
     policies ``pol`` play on (random ones drawing from ``rrng``) until ``stop`` has a
     place (or the end of the game when ``stop < 0``). Returns ``(won, points)`` of ``me``."""
@@ -184,7 +202,7 @@ def rollout(st, world, prm, pol, wts, me, move, mcls, is_passed, st2, hands2, se
     # specialization compiles it again for no measurable speed).
     decide_and_apply(st2, hands2, P, seat2, POL_HEURISTIC, move, mcls, is_passed, log, np.int64(0), np.bool_(False))
     run_turns(st2, hands2, prm, pol, wts, rrng, seat2, log, np.int64(0), np.bool_(False), acls, amin, counts, cand,
-              ccls, stop, np.bool_(False))
+              ccls, stop, np.bool_(False), five)
     return st2[ST_PLACE + me] == 1, seat_points(st2, hands2, prm, me)
 
 
@@ -223,7 +241,7 @@ def _draw_models(srng, opp_ll, P, me, pol):
 
 
 @njit(cache=True)
-def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls, opp_ll, wts):
+def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls, opp_ll, wts, five):
     """The search's decision for the seat to move: ``(mask, class, srng, rollouts)``
     (class -1 = pass). Reads of ``hands`` only the mover's own hand.
 
@@ -233,18 +251,19 @@ def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls
     labelled upper bound of measured skill, never a default). ``opp_ll``
     float64[players, players, N_MODELS]: each seat's log-likelihood of each opponent
     model (:func:`observe_decision`; read only by the fitted search). ``wts``
-    float64[players, N_FEATURES]: the ``learned`` seats' weights.
+    float64[players, N_FEATURES]: the ``learned`` seats' weights. ``five``: the engine's
+    profile (``None``: Tiến Lên, see :func:`.engine.decision_options`).
     """
     P = prm[P_PLAYERS]
     me = st[ST_TURN]
     h = hands[me]
-    n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
+    n_acl, can_pass, is_passed = decision_options(st, prm, acls, amin, five)
     opp_min = opponents_min(st, P, me)
     out_m = np.zeros(MAX_CANDIDATES + 1, np.uint64)
     out_c = np.zeros(MAX_CANDIDATES + 1, np.int64)
     out_v = np.zeros(MAX_CANDIDATES + 1, np.float64)
     n = search_candidates(h, n_acl, acls, amin, counts, st[ST_REQ], can_pass, st[ST_TABLE_CLS], opp_min,
-                          st[ST_ACTIVE] == 2, cand, ccls, out_m, out_c, out_v)
+                          st[ST_ACTIVE] == 2, cand, ccls, out_m, out_c, out_v, five)
     if n == 1 or out_v[0] == GOES_OUT:
         return out_m[0], out_c[0], srng, 0
     peek = budget < 0
@@ -283,7 +302,7 @@ def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls
             srng, rrng = next_u64(srng)
         for c in range(n):
             won, pts = rollout(st, world, prm, pol, wts, me, out_m[c], out_c[c], is_passed, st2, hands2, seat2, log,
-                               acls, amin, counts, cand, ccls, stop, rrng)
+                               acls, amin, counts, cand, ccls, stop, rrng, five)
             wins[c] += won
             points[c] += pts
             if fitted:
@@ -306,7 +325,7 @@ def search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls
 
 @njit(cache=True)
 def observe_decision(st, hands, prm, pol, budgets, move, mcls, n_acl, can_pass, acls, amin, counts, cand, ccls, srng,
-                     opp_ll):
+                     opp_ll, five):
     """Update every fitted search seat's model log-likelihoods ``opp_ll[seat, mover]``
     with the decision ``(move, mcls)`` (class -1 = pass) the seat to move is about to
     make, before it is applied. Reads of ``hands`` only each observer's own hand.
@@ -335,11 +354,20 @@ def observe_decision(st, hands, prm, pol, budgets, move, mcls, n_acl, can_pass, 
             hw = move
             for j in range(need):
                 hw |= _U1 << np.uint64(cards[j])
-            hm, hc = choose_heuristic(hw, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up, cand, ccls)
+            if five is None:
+                hm, hc = choose_heuristic(hw, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up, cand,
+                                          ccls)
+            else:
+                hm, hc = choose_heuristic_bigtwo(hw, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up,
+                                                 cand, ccls)
             like[0] += 1.0 if (hc == mcls and hm == move) else 0.0
-            gm, gc = choose_greedy(hw, n_acl, acls, amin, req, table_cls, counts)
+            if five is None:
+                gm, gc = choose_greedy(hw, n_acl, acls, amin, req, table_cls, counts)
+                n_play = count_moves(hw, n_acl, acls, amin, req, counts)
+            else:
+                gm, gc = choose_greedy_any(hw, n_acl, acls, amin, req, table_cls, counts)
+                n_play = count_moves_any(hw, n_acl, acls, amin, req, counts)
             like[1] += 1.0 if (gc == mcls and gm == move) else 0.0
-            n_play = count_moves(hw, n_acl, acls, amin, req, counts)
             like[2] += 1.0 / (n_play + (1 if can_pass else 0))
         for m in range(N_MODELS):
             opp_ll[s, turn, m] += np.log(MODEL_FLOOR + (1.0 - MODEL_FLOOR) * like[m] / OBSERVE_WORLDS)
@@ -357,7 +385,7 @@ def any_fitted(pol, budgets):
 
 @njit(cache=True)
 def decide_pending(st, hands, prm, pol, budgets, wts, rng, srng, opp_ll, observe, seat, log, nl, log_on, acls, amin,
-                   counts, cand, ccls):
+                   counts, cand, ccls, five):
     """Make and apply the decision :func:`.engine.run_turns` paused at (a search seat's,
     or any seat's when fitted search seats ``observe``). Returns ``(rng, srng, log rows)``."""
     P = prm[P_PLAYERS]
@@ -365,14 +393,15 @@ def decide_pending(st, hands, prm, pol, budgets, wts, rng, srng, opp_ll, observe
     p = pol[turn]
     if p == POL_SEARCH:
         move, mcls, srng, used = search_decision(st, hands, prm, budgets[turn], srng, acls, amin, counts, cand, ccls,
-                                                 opp_ll, wts)
-        n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
+                                                 opp_ll, wts, five)
+        n_acl, can_pass, is_passed = decision_options(st, prm, acls, amin, five)
     else:
-        n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
-        move, mcls, rng = choose(p, hands[turn], n_acl, acls, amin, counts, st[ST_REQ], can_pass, st[ST_TABLE_CLS],
-                                 opponents_min(st, P, turn), st[ST_ACTIVE] == 2, rng, cand, ccls, wts[turn])
+        n_acl, can_pass, is_passed = decision_options(st, prm, acls, amin, five)
+        move, mcls, rng = choose_any(p, hands[turn], n_acl, acls, amin, counts, st[ST_REQ], can_pass,
+                                     st[ST_TABLE_CLS], opponents_min(st, P, turn), st[ST_ACTIVE] == 2, rng, cand, ccls,
+                                     wts[turn], five)
     if observe and not is_passed:
         srng = observe_decision(st, hands, prm, pol, budgets, move, mcls, n_acl, can_pass, acls, amin, counts, cand,
-                                ccls, srng, opp_ll)
+                                ccls, srng, opp_ll, five)
     nl = decide_and_apply(st, hands, P, seat, p, move, mcls, is_passed, log, nl, log_on)
     return rng, srng, nl

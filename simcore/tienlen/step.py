@@ -33,13 +33,13 @@ from cardsim.simcore.tienlen.cards import card_name, hand_str, mask_cards, parse
 from cardsim.simcore.tienlen.engine import (N_META, N_SEAT, RUN_DONE, S_POINTS, ST_ACTIVE, ST_FLOOR, ST_LAST,
                                             ST_NCARDS, ST_PASSED, ST_PLACE, ST_PLAYED, ST_REQ, ST_SIZE, ST_TABLE_CLS,
                                             ST_TABLE_MASK, ST_TURN, decide_and_apply, finish_game, opponents_min,
-                                            run_turns, start_game, turn_options)
-from cardsim.simcore.tienlen.rules import P_PLAYERS
+                                            run_turns, start_game, decision_options)
+from cardsim.simcore.tienlen.rules import P_PLAYERS, profile_arg
 from cardsim.simcore.tienlen.log import LOG_CAP, LOG_DEAL, LOG_PLAY, format_log
-from cardsim.simcore.tienlen.moves import N_CLASSES, class_name, count_moves, unrank_move
+from cardsim.simcore.tienlen.moves import N_CLASSES, class_name, count_moves, count_moves_any, unrank_move, unrank_move_any
 from cardsim.simcore.tienlen.play import CAND_CAP, _columns, seat_weights
 from cardsim.simcore.tienlen.rules import kernel_params
-from cardsim.simcore.tienlen.policies import POL_SEARCH, choose
+from cardsim.simcore.tienlen.policies import POL_SEARCH, choose_any
 from cardsim.simcore.tienlen.search import N_MODELS, any_fitted, observe_decision, search_decision
 from cardsim.simcore.framework.step import StepGame
 from cardsim.simcore.framework.tasks import policy_codes, seat_budgets
@@ -51,11 +51,12 @@ _U1 = np.uint64(1)
 
 # ----------------------------------------------------------------------------- kernels
 @njit(cache=True)
-def _to_decision(st, hands, prm, pol, wts, rng, seat, log, nl, acls, amin, counts, cand, ccls, meta):
+def _to_decision(st, hands, prm, pol, wts, rng, seat, log, nl, acls, amin, counts, cand, ccls, meta, five):
     """Play forced turns (skips) up to the next decision; at the end fill ``meta`` and
-    ``seat`` (:func:`.engine.finish_game`). Returns ``(done, rng, log rows)``."""
+    ``seat`` (:func:`.engine.finish_game`). Returns ``(done, rng, log rows)``. ``five``:
+    the engine's profile (:func:`.rules.profile_arg`), in every kernel here."""
     outcome, rng, nl = run_turns(st, hands, prm, pol, wts, rng, seat, log, nl, np.bool_(True), acls, amin, counts,
-                                 cand, ccls, np.int64(-1), np.bool_(True))
+                                 cand, ccls, np.int64(-1), np.bool_(True), five)
     if outcome == RUN_DONE:
         finish_game(st, hands, prm, meta, seat)
         return True, rng, nl
@@ -77,19 +78,25 @@ def _position_id(hand, move):
 
 
 @njit(cache=True)
-def _legal(st, hands, prm, acls, amin, counts):
+def _legal(st, hands, prm, acls, amin, counts, five):
     """Every legal decision of the seat to move: ``(ids int64[n], masks uint64[n],
     classes int64[n])``, plays in move order then the pass (id 0, class -1) when allowed."""
     turn = st[ST_TURN]
     h = hands[turn]
-    n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
-    n_play = count_moves(h, n_acl, acls, amin, st[ST_REQ], counts)
+    n_acl, can_pass, is_passed = decision_options(st, prm, acls, amin, five)
+    if five is None:
+        n_play = count_moves(h, n_acl, acls, amin, st[ST_REQ], counts)
+    else:
+        n_play = count_moves_any(h, n_acl, acls, amin, st[ST_REQ], counts)
     n = n_play + (1 if can_pass else 0)
     ids = np.zeros(n, np.int64)
     masks = np.zeros(n, np.uint64)
     classes = np.full(n, -1, np.int64)
     for i in range(n_play):
-        m, c = unrank_move(h, n_acl, acls, amin, st[ST_REQ], counts, i)
+        if five is None:
+            m, c = unrank_move(h, n_acl, acls, amin, st[ST_REQ], counts, i)
+        else:
+            m, c = unrank_move_any(h, n_acl, acls, amin, st[ST_REQ], counts, i)
         masks[i] = m
         classes[i] = c
         ids[i] = _position_id(h, m)
@@ -97,42 +104,42 @@ def _legal(st, hands, prm, acls, amin, counts):
 
 
 @njit(cache=True)
-def _choose_builtin(st, hands, prm, policy, rng, acls, amin, counts, cand, ccls, wts):
+def _choose_builtin(st, hands, prm, policy, rng, acls, amin, counts, cand, ccls, wts, five):
     """The decision of a non-search built-in ``policy`` for the seat to move: ``(mask,
     class, rng after)``, exactly as :func:`.engine.run_turns` asks it."""
     turn = st[ST_TURN]
-    n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
-    return choose(policy, hands[turn], n_acl, acls, amin, counts, st[ST_REQ], can_pass, st[ST_TABLE_CLS],
-                  opponents_min(st, prm[P_PLAYERS], turn), st[ST_ACTIVE] == 2, rng, cand, ccls, wts[turn])
+    n_acl, can_pass, is_passed = decision_options(st, prm, acls, amin, five)
+    return choose_any(policy, hands[turn], n_acl, acls, amin, counts, st[ST_REQ], can_pass, st[ST_TABLE_CLS],
+                      opponents_min(st, prm[P_PLAYERS], turn), st[ST_ACTIVE] == 2, rng, cand, ccls, wts[turn], five)
 
 
 @njit(cache=True)
-def _choose_search(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls, opp_ll, wts):
+def _choose_search(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls, opp_ll, wts, five):
     """The search's decision for the seat to move: ``(mask, class, search stream after)``."""
     move, mcls, srng, used = search_decision(st, hands, prm, budget, srng, acls, amin, counts, cand, ccls, opp_ll,
-                                             wts)
+                                             wts, five)
     return move, mcls, srng
 
 
 @njit(cache=True)
-def _observe(st, hands, prm, pol, budgets, move, mcls, srng, opp_ll, acls, amin, counts, cand, ccls):
+def _observe(st, hands, prm, pol, budgets, move, mcls, srng, opp_ll, acls, amin, counts, cand, ccls, five):
     """The fitted search seats observe the decision about to be applied (not a passed
     player's: :func:`.search.decide_pending`). Returns the search stream's state."""
-    n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
+    n_acl, can_pass, is_passed = decision_options(st, prm, acls, amin, five)
     if is_passed:
         return srng
     return observe_decision(st, hands, prm, pol, budgets, move, mcls, n_acl, can_pass, acls, amin, counts, cand,
-                            ccls, srng, opp_ll)
+                            ccls, srng, opp_ll, five)
 
 
 @njit(cache=True)
-def _apply(st, hands, prm, pol, wts, rng, seat, log, nl, acls, amin, counts, cand, ccls, meta, move, mcls):
+def _apply(st, hands, prm, pol, wts, rng, seat, log, nl, acls, amin, counts, cand, ccls, meta, move, mcls, five):
     """Apply the decision ``(move, mcls)`` of the seat to move and play on to the next
     decision. Returns ``(done, rng, log rows)``."""
-    n_acl, can_pass, is_passed = turn_options(st, prm, acls, amin)
+    n_acl, can_pass, is_passed = decision_options(st, prm, acls, amin, five)
     nl = decide_and_apply(st, hands, prm[P_PLAYERS], seat, pol[st[ST_TURN]], move, mcls, is_passed, log, nl,
                           np.bool_(True))
-    return _to_decision(st, hands, prm, pol, wts, rng, seat, log, nl, acls, amin, counts, cand, ccls, meta)
+    return _to_decision(st, hands, prm, pol, wts, rng, seat, log, nl, acls, amin, counts, cand, ccls, meta, five)
 
 
 # ----------------------------------------------------------------------------- the game
@@ -148,6 +155,7 @@ class TienLenStep(StepGame):
         self.obs_size = sum(n for _, n in self.observation_layout(rules))
         self.policies = list(policies)
         self.prm = kernel_params(rules, 1)
+        self.five = profile_arg(self.prm)
         self.pol = policy_codes(self.policies, self.players, POLICIES)
         budgets = seat_budgets(self.pol, self.policies, self.players, POL_SEARCH)
         self.budgets = np.zeros(self.players, np.int64) if budgets is None else budgets
@@ -230,7 +238,7 @@ class TienLenStep(StepGame):
         self.srng = srng
         self._run(lambda: _to_decision(self.st, self.hands, self.prm, self.pol, self.wts, rng, self.seat, self.log,
                                        np.int64(self.nl), self.acls, self.amin, self.counts, self.cand, self.ccls,
-                                       self.meta))
+                                       self.meta, self.five))
 
     def _run(self, step):
         done, rng, nl = step()
@@ -240,7 +248,7 @@ class TienLenStep(StepGame):
         self._cache = {}
 
     def clone(self):
-        g = TienLenStep.__new__(TienLenStep)
+        g = type(self).__new__(type(self))
         g.__dict__.update(self.__dict__)
         for name in ("st", "hands", "seat", "meta", "log", "opp_ll"):
             setattr(g, name, getattr(self, name).copy())
@@ -255,7 +263,7 @@ class TienLenStep(StepGame):
 
     def _legal_arrays(self):
         if "legal" not in self._cache:
-            ids, masks, classes = _legal(self.st, self.hands, self.prm, self.acls, self.amin, self.counts)
+            ids, masks, classes = _legal(self.st, self.hands, self.prm, self.acls, self.amin, self.counts, self.five)
             order = np.argsort(ids, kind="stable")
             self._cache["legal"] = (ids[order], masks[order], classes[order])
             self._cache["index"] = {int(a): i for i, a in enumerate(self._cache["legal"][0])}
@@ -284,7 +292,7 @@ class TienLenStep(StepGame):
         return f"{hand_str(int(mask), self.rules.suit_order)} [{class_name(cls)}]"
 
     def decision_kind(self) -> str:
-        n_acl, can_pass, is_passed = turn_options(self.st, self.prm, self.acls, self.amin)
+        n_acl, can_pass, is_passed = decision_options(self.st, self.prm, self.acls, self.amin, self.five)
         if is_passed:
             return "bomb"  # a passed player who may still bomb (bombs_after_pass)
         return "lead" if self.st[ST_TABLE_CLS] < 0 else "play"
@@ -295,11 +303,12 @@ class TienLenStep(StepGame):
             if self.pol[turn] == POL_SEARCH:
                 move, mcls, srng = _choose_search(self.st, self.hands, self.prm, np.int64(self.budgets[turn]),
                                                   self.srng, self.acls, self.amin, self.counts, self.cand, self.ccls,
-                                                  self.opp_ll, self.wts)
+                                                  self.opp_ll, self.wts, self.five)
                 rng = self.rng
             else:
                 move, mcls, rng = _choose_builtin(self.st, self.hands, self.prm, np.int64(self.pol[turn]), self.rng,
-                                                  self.acls, self.amin, self.counts, self.cand, self.ccls, self.wts)
+                                                  self.acls, self.amin, self.counts, self.cand, self.ccls, self.wts,
+                                                  self.five)
                 srng = self.srng
             aid = 0 if mcls < 0 else int(_position_id(self.hands[turn], np.uint64(move)))
             self._cache["policy"] = (aid, np.uint64(rng), np.uint64(srng))
@@ -314,11 +323,11 @@ class TienLenStep(StepGame):
         if self.observe:
             self.srng = np.uint64(_observe(self.st, self.hands, self.prm, self.pol, self.budgets, np.uint64(mask),
                                            np.int64(cls), self.srng, self.opp_ll, self.acls, self.amin, self.counts,
-                                           self.cand, self.ccls))
+                                           self.cand, self.ccls, self.five))
         rng = self.rng
         self._run(lambda: _apply(self.st, self.hands, self.prm, self.pol, self.wts, rng, self.seat, self.log,
                                  np.int64(self.nl), self.acls, self.amin, self.counts, self.cand, self.ccls,
-                                 self.meta, np.uint64(mask), np.int64(cls)))
+                                 self.meta, np.uint64(mask), np.int64(cls), self.five))
 
     # ------------------------------------------------------------------ what a seat sees
     @classmethod

@@ -48,6 +48,12 @@ CASES: dict[str, list[str]] = {
     "play_loba_search": ["play", "loba", "--games", "16", "--seed", "33", "--policy", "0=search:64,2=search:16"],
     "play_continental_search": ["play", "continental", "--games", "16", "--seed", "34", "--policy",
                                 "1=search:64,3=search:16"],
+    # Big Two, the Tiến Lên engine's profile
+    "deal_bigtwo": ["deal", "bigtwo", "--deals", "20000", "--seed", "35"],
+    "play_bigtwo": ["play", "bigtwo", "--games", "2000", "--seed", "36"],
+    "play_bigtwo_mixed": ["play", "bigtwo", "--games", "1000", "--seed", "37", "--policy",
+                          "heuristic,random,greedy,learned", "--set", "straights=wheels", "--set", "flush_order=suit"],
+    "play_bigtwo_search": ["play", "bigtwo", "--games", "60", "--seed", "38", "--policy", "0=search:16"],
 }
 
 #: name -> (play case, game index) replayed move by move
@@ -56,4 +62,5 @@ REPLAYS: dict[str, tuple[str, int]] = {
     "tusac": ("play_tusac_mixed", 7),
     "loba": ("play_loba_mixed", 3),
     "continental": ("play_continental_mixed", 5),
+    "bigtwo": ("play_bigtwo_mixed", 4),
 }
