@@ -24,6 +24,7 @@ from cardsim.playtest.session import PlaySession, ViewSession  # noqa: E402
 
 GAMES = {
     "tienlen": {},
+    "bigtwo": {},
     "tusac": {},
     "loba": {"contracts": "2T", "claims": "on"},
     "continental": {},

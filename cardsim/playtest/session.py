@@ -19,7 +19,7 @@ import numpy as np
 from cardsim.simcore.framework.config import ConfigError
 from cardsim.playtest import coach
 
-TITLES = {"tienlen": "Tiến Lên", "tusac": "Tứ Sắc", "loba": "Loba", "continental": "Continental"}
+TITLES = {"tienlen": "Tiến Lên", "tusac": "Tứ Sắc", "loba": "Loba", "continental": "Continental", "bigtwo": "Big Two"}
 
 
 class StaleError(ConfigError):
@@ -273,7 +273,7 @@ class ViewSession:
         """Game ``index`` of run ``seed`` played again by its built-in policies (as ``replay --run``)."""
         import cardsim
 
-        kwargs = {"games_per_match": games_per_match} if game == "tienlen" else {}
+        kwargs = {"games_per_match": games_per_match} if game in ("tienlen", "bigtwo") else {}
         g = cardsim.env(game, seed=seed, index=index, rules=rules, policy=policies, **kwargs)
         start = g.clone()
         while not g.done:

@@ -124,7 +124,7 @@ function render() {
   $("all-moves").hidden = S.mode !== "play";
   renderRules();
   renderLog();
-  const fn = { tienlen: renderTienLen, tusac: renderTuSac, loba: renderRummy, continental: renderRummy }[S.game];
+  const fn = { tienlen: renderTienLen, bigtwo: renderTienLen, tusac: renderTuSac, loba: renderRummy, continental: renderRummy }[S.game];
   $("prompt").hidden = true; $("prompt").replaceChildren();
   $("actions").replaceChildren();
   fn();
