@@ -138,8 +138,13 @@ def summary(path: str | os.PathLike, metrics: list[str] | None = None) -> pd.Dat
         table = rates(dataset.read("counts"))
         spec = get_spec(str(game))
         if spec.exact:
+            from cardsim.simcore.framework.exact_cache import is_cached
+
             rules = spec.rules_cls.from_settings(dataset.meta["rules"])
-            table = with_exact(table, spec.exact_rows(rules))
+            # the exact table values once `cardsim exact` computed them (cached), as that command
+            # prints them; until then the quick table's brackets
+            full = bool(spec.exact_full) and is_cached(str(game), spec.exact_full, rules)
+            table = with_exact(table, spec.exact_rows(rules, full=full))
         return table
     if task == "play":
         return get_spec(str(game)).summary(dataset)

@@ -190,8 +190,8 @@ def exact_command(
     Computed by dynamic programmes / generating functions, not simulation. Tiến Lên's
     table ("any seat") values are exact by inclusion-exclusion over the seats (seconds on
     a first call, then cached); a row that is still a bracket [low, high] says so.
-    `cardsim summary` of a deal run shows the per-seat values and the quick table
-    brackets, with the z-score of each simulated rate next to them.
+    `cardsim deal` and `cardsim summary` show the same values once this command computed
+    them (until then the quick table's brackets), with the z-score of each simulated rate.
     """
     from cardsim.simcore.framework.registry import get_spec
 

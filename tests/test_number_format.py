@@ -130,3 +130,27 @@ def test_a_tusac_replay_says_what_its_codes_mean(capsys):
     legend = [line for line in err.splitlines() if line.startswith("cards: ")]
     assert len(legend) == 1 and "R red" in legend[0] and "N cannon" in legend[0] and "2YH" in legend[0]
     assert out.startswith("game 0, seed 1")  # the replay itself (stdout) is the game alone
+
+
+def test_deal_shows_the_exact_values_that_exact_printed(tmp_path):
+    # issue 50 item 17: `exact` printed exact table values that `deal`/`summary` showed only as brackets
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "CARDSIM_CACHE_DIR": str(tmp_path / "cache")}
+
+    def cardsim(*args):
+        done = subprocess.run([sys.executable, "-m", "cardsim", *args], env=env, capture_output=True, text=True,
+                              timeout=600)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def dragon_any(text):
+        return next(line for line in text.splitlines() if line.split()[:2] == ["dragon", "any"])
+
+    deal = ("deal", "tienlen", "--deals", "20000", "--seed", "1")
+    assert "[" in dragon_any(cardsim(*deal)).split("]")[-2]  # before: the quick table's bracket
+    exact = dragon_any(cardsim("exact", "tienlen")).split()[2]
+    after = dragon_any(cardsim(*deal))
+    assert exact in after.split() and after.count("[") == 1, after  # the interval's bracket only
