@@ -42,7 +42,7 @@ def commands(games: list[str], work: Path) -> list[tuple[str, list[str]]]:
     out.append(("balance tienlen", ["balance", "tienlen", "--policies", "random,heuristic", "--games", "200", *small]))
     out.append(("tune tienlen", ["tune", "tienlen", "--switch", "pass_resets=off,on", "--objective", "seat_gap",
                                  "--budget", "4000", *small]))
-    out.append(("plan tienlen", ["plan", "tienlen", "--effect", "0.02", *small]))
+    out.append(("plan tienlen", ["plan", "tienlen", "--effect", "0.02", "--seed", "1"]))
     out.append(("train tienlen", ["train", "tienlen", "--games", "160000", "--out", str(work / "model.txt"),
                                   "--overwrite", *small]))
     return out
