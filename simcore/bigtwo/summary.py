@@ -62,14 +62,9 @@ def deal_metrics(frame: pd.DataFrame) -> pd.DataFrame:
 
 def play_metrics(frame: pd.DataFrame) -> pd.DataFrame:
     """Per-game wins, points and lengths from the ``games`` table."""
-    out = pd.DataFrame(index=frame.index)
-    for seat in seat_columns(frame, "place_"):
-        out[f"win_seat_{seat}"] = (frame[f"place_{seat}"] == 1).astype(float)
-    for seat in seat_columns(frame, "points_"):
-        out[f"points_seat_{seat}"] = frame[f"points_{seat}"].astype(float)
-    for column in ("tricks", "plays"):
-        if column in frame:
-            out[column] = frame[column].astype(float)
+    from cardsim.simcore.tienlen.summary import seat_play_metrics
+
+    out = seat_play_metrics(frame)
     if "three_diamonds_seat" in frame:  # did the 3♦ holder (the first leader) win?
         holder = frame["three_diamonds_seat"].to_numpy()
         won = sum((holder == s) & (frame[f"place_{s}"].to_numpy() == 1) for s in seat_columns(frame, "place_"))

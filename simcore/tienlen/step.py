@@ -379,6 +379,14 @@ class TienLenStep(StepGame):
             obs["legal_actions"] = [[a, self.action_text(a)] for a in self.legal_actions()]
         return obs
 
+    #: Size of the observation vector's ``table_class`` block (one slot per class).
+    TABLE_CLASS_SLOTS = N_CLASSES
+
+    @staticmethod
+    def table_class_slot(cls: int) -> int:
+        """A class id's slot in the ``table_class`` block (a profile with other classes overrides it)."""
+        return cls
+
     def observation_vector(self, seat: int) -> np.ndarray:
         st = self.st
         v = np.zeros(self.obs_size, np.float32)
@@ -386,8 +394,8 @@ class TienLenStep(StepGame):
         v[:156] = np.unpackbits(masks.view(np.uint8), bitorder="little").reshape(3, 64)[:, :52].ravel()
         off = 156
         if st[ST_TABLE_CLS] >= 0:
-            v[off + int(st[ST_TABLE_CLS])] = 1
-        off += N_CLASSES
+            v[off + self.table_class_slot(int(st[ST_TABLE_CLS]))] = 1
+        off += self.TABLE_CLASS_SLOTS
         for s in range(self.players):
             v[off + s] = st[ST_NCARDS + s] / self.rules.cards_per_player
             v[off + 4 + s] = (int(st[ST_PASSED]) >> s) & 1

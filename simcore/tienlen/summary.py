@@ -76,8 +76,9 @@ def deal_metrics(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def play_metrics(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per-game wins, points and lengths from the ``games`` table."""
+def seat_play_metrics(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per-game wins and points by seat, tricks and plays, from a climbing game's ``games``
+    table (Tiến Lên's and Big Two's)."""
     out = pd.DataFrame(index=frame.index)
     for seat in seat_columns(frame, "place_"):
         out[f"win_seat_{seat}"] = (frame[f"place_{seat}"] == 1).astype(float)
@@ -86,6 +87,12 @@ def play_metrics(frame: pd.DataFrame) -> pd.DataFrame:
     for column in ("tricks", "plays"):
         if column in frame:
             out[column] = frame[column].astype(float)
+    return out
+
+
+def play_metrics(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per-game wins, points and lengths from the ``games`` table."""
+    out = seat_play_metrics(frame)
     if "instant_winner" in frame:
         out["instant_win"] = (frame["instant_winner"] >= 0).astype(float)
     if "three_spades_seat" in frame:  # did the 3♠ holder (the first leader) win?
