@@ -28,7 +28,10 @@ just promised: :class:`ControlFit` records the folds (or game ids) it was fitted
 This is the deal part of AIVAT (Burch et al., 2017, "AIVAT: A New Variance Reduction
 Technique for Agent Evaluation in Imperfect Information Games"): one chance event (the
 deal) corrected with a value function of the dealt hands that is fitted out of fold.
-The per-draw corrections of AIVAT are not built.
+For runs with costly seats (search, outside seats) a stronger value is used as well: the
+outcome of the *heuristic twin*, the same game (same deal, same stock) played by the
+heuristic in every seat (:func:`twin_control`). The per-draw corrections of AIVAT are
+not built.
 """
 from __future__ import annotations
 
@@ -299,18 +302,20 @@ def _hypergeom(k: int, population: int, hits: int, draws: int) -> float:
     return math.comb(hits, k) * math.comb(population - hits, draws - k) / math.comb(population, draws)
 
 
-def tienlen_control(rules: dict, options: dict) -> Optional[DealControl]:
+def tienlen_control(rules: dict, options: dict, lowest: str = "three_spades_seat",
+                    name: str = "tienlen: 2s dealt, 3♠") -> Optional[DealControl]:
     """Tiến Lên: per seat the number of 2s dealt (one indicator per count 1..4, exact
     hypergeometric probabilities) and whether the seat holds the lowest card (3♠; exact
-    probability cards/52). Folds are whole matches (a match's games share a leader chain)."""
-    players, hand = int(rules["players"]), int(rules["cards_per_player"])
+    probability cards/52). Folds are whole matches (a match's games share a leader chain).
+    Big Two's is the same with 3♦ (column ``lowest``)."""
+    players, hand = int(rules["players"]), int(rules.get("cards_per_player", 13))
     counts = [k for k in range(1, 5) if k <= hand]
     p_twos = np.array([_hypergeom(k, 52, 4, hand) for k in counts])
     p_low = hand / 52
 
     def seat_features(frame: pd.DataFrame) -> np.ndarray:
         out = np.empty((len(frame), players, len(counts) + 1))
-        low = frame["three_spades_seat"].to_numpy()
+        low = frame[lowest].to_numpy()
         for s in range(players):
             twos = frame[f"twos_dealt_{s}"].to_numpy()
             for j, k in enumerate(counts):
@@ -318,8 +323,12 @@ def tienlen_control(rules: dict, options: dict) -> Optional[DealControl]:
             out[:, s, -1] = (low == s) - p_low
         return out
 
-    return DealControl("tienlen: 2s dealt, 3♠", players, len(counts) + 1, seat_features,
-                       fold_column="match")
+    return DealControl(name, players, len(counts) + 1, seat_features, fold_column="match")
+
+
+def bigtwo_control(rules: dict, options: dict) -> Optional[DealControl]:
+    """Big Two: Tiến Lên's control with the 3♦ (the first leader's card)."""
+    return tienlen_control(rules, options, lowest="three_diamonds_seat", name="bigtwo: 2s dealt, 3♦")
 
 
 #: Deals of the deal-only sample that estimates the Tứ Sắc feature means (1M: ~1.5 s).
@@ -362,16 +371,146 @@ def tusac_control(rules: dict, options: dict) -> Optional[DealControl]:
     return DealControl("tusac: triples, quadruples dealt", players, 2, seat_features, mean_cov=cov)
 
 
-CONTROLS = {"tienlen": tienlen_control, "tusac": tusac_control}
+CONTROLS = {"tienlen": tienlen_control, "tusac": tusac_control, "bigtwo": bigtwo_control}
+
+
+# --------------------------------------------------------------------------- the heuristic twin
+
+#: Seat policies that cost far more per game than the heuristic: a run with one of them
+#: gets the twin control (below), whose extra games are cheap beside the run's own.
+COSTLY_POLICIES = ("search", "oracle", "openspiel-ismcts", "python:", "bigtwo-ppo")
+#: The twin's policy, in every seat.
+TWIN_POLICY = "heuristic"
+#: The twin's mean comes from a separate sample of ``TWIN_SAMPLE_FACTOR x`` the run's
+#: games (within the bounds below), so its error adds at most ~5% to the variance.
+TWIN_SAMPLE_FACTOR = 20
+TWIN_SAMPLE_MIN = 10_000
+TWIN_SAMPLE_MAX = 2_000_000
+#: Mixed into the run seed for the separate sample (a different run: independent games).
+TWIN_SEED_MIX = 0x7719_C0DE_5EED_0001
+
+
+def costly(policies: Iterable[str]) -> bool:
+    """Does a seat play a costly policy (search, oracle or an outside seat)?"""
+    return any(str(p).startswith(COSTLY_POLICIES) for p in policies)
+
+
+def twin_seed(seed: int) -> int:
+    """The seed of the twin's separate sample: never the run's own (so its games are not
+    the run's games), a fixed function of it (so a summary is the same every time)."""
+    mixed = (int(seed) ^ TWIN_SEED_MIX) % (1 << 64)
+    return mixed if mixed != int(seed) else (mixed + 1) % (1 << 64)
+
+
+def twin_sample_games(n: int) -> int:
+    return int(min(TWIN_SAMPLE_MAX, max(TWIN_SAMPLE_MIN, TWIN_SAMPLE_FACTOR * int(n))))
+
+
+def _twin_values(game: str, seed: int, games: int, rules: dict, options: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Game ids and per-seat ``(won, points)``, shape ``(games, players, 2)``, of games
+    ``0 .. games-1`` of run ``seed`` played by the heuristic in every seat (in memory)."""
+    import cardsim
+    from cardsim.analysis.metrics import metric_spec
+    from cardsim.simcore.framework.config import rule_text
+
+    table, function, _ = metric_spec(game, "play")
+    settings = {k: rule_text(v) for k, v in rules.items()}
+    with variance_reduction(False):
+        result = cardsim.play(game, games, seed=seed, rules=settings, policy=TWIN_POLICY, progress=False,
+                              **options)
+    frame = result.tables[table]
+    frame = frame.sort_values("game", kind="stable").reset_index(drop=True)
+    values = function(frame)
+    players = int(rules["players"])
+    out = np.empty((len(frame), players, 2))
+    for s in range(players):
+        out[:, s, 0] = values[f"win_seat_{s}"].to_numpy(float)
+        out[:, s, 1] = values[f"points_seat_{s}"].to_numpy(float)
+    return frame["game"].to_numpy(np.int64), out
+
+
+@lru_cache(maxsize=8)
+def _twin(game: str, seed: int, games: int, rules_json: str, options_json: str):
+    import json
+
+    rules, options = json.loads(rules_json), json.loads(options_json)
+    ids, values = _twin_values(game, seed, games, rules, options)
+    sample_n = twin_sample_games(games)
+    _, sample = _twin_values(game, twin_seed(seed), sample_n, rules, options)
+    flat = sample.reshape(len(sample), -1)  # seat-major (seat, feature), as DealControl wants
+    means = flat.mean(axis=0)
+    cov = np.cov(flat, rowvar=False) / len(flat)
+    return ids, values, means, cov, sample_n
+
+
+def _twin_options(meta: dict) -> dict:
+    """The run's play options for the twin (every one but the seats' policies)."""
+    options = dict(meta.get("options", {}))
+    options.pop("policies", None)
+    options.pop("policy", None)
+    return options
+
+
+def twin_control(meta: dict) -> Optional[DealControl]:
+    """The heuristic twin of a costly run: per seat, whether the seat won and its points
+    when the heuristic plays the *same* game (same seed and index: the same deal and, in
+    the stock games, the same shuffled stock) in every seat. The twin is a fixed function
+    of the game's randomness, so it is a control variate whatever the run's players do;
+    its expectation comes from a separate sample of :func:`twin_sample_games` heuristic
+    games of another seed, and that sample's error is carried into the interval."""
+    import json
+
+    game, seed, n = str(meta["game"]), int(meta["seed"]), int(meta["n"])
+    rules, options = meta["rules"], _twin_options(meta)
+    ids, values, means, cov, sample_n = _twin(game, seed, n, json.dumps(rules, sort_keys=True),
+                                             json.dumps(options, sort_keys=True))
+    players = int(rules["players"])
+    position = {int(g): i for i, g in enumerate(ids)}
+    mu = means.reshape(players, 2)
+
+    def seat_features(frame: pd.DataFrame) -> np.ndarray:
+        rows = np.fromiter((position[int(g)] for g in frame["game"].to_numpy()), np.int64, len(frame))
+        return values[rows] - mu
+
+    return DealControl(f"heuristic twin ({sample_n:,} games for its mean)", players, 2, seat_features,
+                       mean_cov=cov)
+
+
+def combine(first: Optional[DealControl], second: Optional[DealControl]) -> Optional[DealControl]:
+    """One control with both controls' features per seat (their means estimated apart:
+    the covariance is block diagonal); the first control's folds."""
+    if first is None or second is None:
+        return first if second is None else second
+    players, k1, k2 = first.players, first.k, second.k
+    k = k1 + k2
+    cov = np.zeros((players * k, players * k))
+    for a, control, offset in ((first, first, 0), (second, second, k1)):
+        if control.mean_cov is None:
+            continue
+        src = np.array([s * control.k + j for s in range(players) for j in range(control.k)])
+        dst = np.array([s * k + offset + j for s in range(players) for j in range(control.k)])
+        cov[np.ix_(dst, dst)] = control.mean_cov[np.ix_(src, src)]
+
+    def seat_features(frame: pd.DataFrame) -> np.ndarray:
+        return np.concatenate([first.seat_features(frame), second.seat_features(frame)], axis=2)
+
+    return DealControl(f"{first.name}; {second.name}", players, k, seat_features,
+                       mean_cov=cov if cov.any() else None, fold_column=first.fold_column)
 
 
 def deal_control(meta: dict) -> Optional[DealControl]:
-    """The deal control of a play run (from its ``run.json`` meta), or None: the game
-    records no deal features (Loba, Continental) or variance reduction is off."""
+    """The control of a play run (from its ``run.json`` meta), or None when variance
+    reduction is off or the game has none: the game's deal features (Tiến Lên, Tứ Sắc),
+    plus, when a seat plays a costly policy (:data:`COSTLY_POLICIES`), the heuristic twin
+    (every game)."""
     if not enabled() or meta.get("task") != "play":
         return None
     make = CONTROLS.get(str(meta.get("game")))
-    return None if make is None else make(meta["rules"], meta.get("options", {}))
+    control = None if make is None else make(meta["rules"], meta.get("options", {}))
+    # below MIN_VALUES games no cell is adjusted: the twin would be played for nothing
+    if costly(meta.get("options", {}).get("policies", [])) and int(meta.get("n", 0)) >= MIN_VALUES:
+        control = combine(control, twin_control(meta))
+    return control
 
 
 _SEAT = re.compile(r"_seat_(\d+)$")

@@ -167,3 +167,69 @@ def test_the_flag_works_after_the_command_too(capsys):
         assert all(e == 1 for e in ess) == bool(flags), ess
     code, out, _ = run(capsys, "--no-variance-reduction", *args)
     assert code == 0 and all(r["ess_factor"] == 1 for r in _json.loads(out))
+
+
+# ------------------------------------------------------------------ the heuristic twin (costly seats)
+
+@pytest.fixture(scope="module")
+def costly_run(tmp_path_factory):
+    # one search seat: the twin (the heuristic in every seat, same deals) is cheap beside it
+    folder = tmp_path_factory.mktemp("twin")
+    return cardsim.play("tienlen", 1600, seed=515, policy="0=search:4", threads=1, progress=False,
+                        out=folder / "run")
+
+
+def test_the_twin_is_the_same_game_played_by_the_heuristic(costly_run):
+    from cardsim.analysis.variance import twin_control
+
+    meta = costly_run.meta
+    control = twin_control(meta)
+    frame = costly_run.tables["games"].sort_values("game").reset_index(drop=True)
+    twin = cardsim.play("tienlen", meta["n"], seed=meta["seed"], policy="heuristic", threads=1, progress=False)
+    heuristic = twin.tables["games"].sort_values("game").reset_index(drop=True)
+    mu = np.asarray(control.cov_from(0)).shape  # the means' covariance covers every seat's (won, points)
+    assert mu == (8, 8) and np.all(np.diag(control.mean_cov) > 0)  # estimated: its error is carried
+    values = control.seat_features(frame)
+    # centred values differ from the heuristic's own outcome by a constant per (seat, feature)
+    for s in range(4):
+        won = (heuristic[f"place_{s}"] == 1).to_numpy(float)
+        shift = values[:, s, 0] - won
+        assert np.allclose(shift, shift[0])
+        pts = heuristic[f"points_{s}"].to_numpy(float)
+        assert np.allclose(values[:, s, 1] - pts, values[0, s, 1] - pts[0])
+
+
+def test_the_twins_mean_comes_from_other_games():
+    from cardsim.analysis.variance import twin_sample_games, twin_seed
+
+    for seed in (0, 1, 515, 2**64 - 1, 0x7719_C0DE_5EED_0001):
+        assert twin_seed(seed) != seed and 0 <= twin_seed(seed) < 2**64
+    assert twin_sample_games(10) == 10_000 and twin_sample_games(10**9) == 2_000_000
+
+
+def test_a_costly_run_gains_from_the_twin_and_stays_unbiased(costly_run):
+    from cardsim import analysis
+
+    with variance_reduction(True):  # whatever an earlier test's --no-variance-reduction set
+        adjusted = analysis.summary(costly_run.path).set_index(["metric", "group"])
+    with variance_reduction(False):
+        plain = analysis.summary(costly_run.path).set_index(["metric", "group"])
+    # the heuristic seats play the same game as their twin's seats until the search seat
+    # diverges: their outcomes follow the twin's closely
+    for s in (1, 2, 3):
+        assert adjusted.loc[("win_rate", f"seat {s} (heuristic)"), "ess_factor"] > 1.5
+    assert adjusted.loc[("win_rate", "seat 0 (search:4)"), "ess_factor"] > 1.05
+    for key in adjusted.index[adjusted["ess_factor"] > 1.0]:
+        a, p = adjusted.loc[key], plain.loc[key]
+        se_a, se_p = (a.ci_high - a.ci_low) / (2 * Z95), (p.ci_high - p.ci_low) / (2 * Z95)
+        spread = math.sqrt(max(se_p ** 2 - se_a ** 2, 0.05 * se_p ** 2))
+        assert abs(a.value - p.value) / spread < 4, key
+
+
+def test_cheap_tables_get_no_twin():
+    from cardsim.analysis.variance import costly
+
+    assert not costly(["heuristic", "learned", "random", "greedy"])
+    assert not costly(["learned:model.txt"] * 4)
+    assert costly(["heuristic", "search:64", "heuristic", "heuristic"])
+    assert costly(["python:mod:f", "heuristic"]) and costly(["openspiel-ismcts:64"]) and costly(["bigtwo-ppo:F"])

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from cardsim.simcore.framework.spec import policy_label
-from cardsim.simcore.framework.summarize import SummaryAccumulator, seat_columns
+from cardsim.simcore.framework.summarize import SummaryAccumulator, deal_controls, seat_columns
 from cardsim.simcore.run.output import Dataset
 from cardsim.simcore.tienlen.summary import balance_outcomes  # noqa: F401 - the spec names it here
 
@@ -13,7 +13,12 @@ from cardsim.simcore.tienlen.summary import balance_outcomes  # noqa: F401 - the
 def play_summary(dataset: Dataset) -> pd.DataFrame:
     """Win rate and points by seat and policy, the 3♦ holder (first leader) against the
     rest, win rate by 2s dealt, game length, five-card hands played and the losers'
-    cards left, each with a 95% interval."""
+    cards left, each with a 95% interval. Seat and policy rows are adjusted for the luck
+    of the deal (2s and the 3♦ dealt, and the heuristic twin when a seat is costly;
+    :mod:`cardsim.analysis.variance`) unless variance reduction is off."""
+    from cardsim.analysis.variance import deal_control
+
+    control = deal_control(dataset.meta)
     players = dataset.meta["rules"]["players"]
     policies = dataset.meta["options"]["policies"]
     label_of = [policy_label(p) for p in policies]  # learned:FILE by its file name
@@ -22,13 +27,16 @@ def play_summary(dataset: Dataset) -> pd.DataFrame:
         df = part.to_pandas()
         wins = {s: (df[f"place_{s}"] == 1).to_numpy() for s in range(players)}
         for s in range(players):
-            acc.rate("win_rate", f"seat {s} ({label_of[s]})", wins[s])
+            acc.rate("win_rate", f"seat {s} ({label_of[s]})", wins[s], controls=deal_controls(control, df, s))
         for s in range(players):
-            acc.mean("points", f"seat {s} ({label_of[s]})", df[f"points_{s}"])
+            acc.mean("points", f"seat {s} ({label_of[s]})", df[f"points_{s}"], controls=deal_controls(control, df, s))
         for policy in dict.fromkeys(policies):
             seats = [s for s in range(players) if policies[s] == policy]
-            acc.rate("win_rate", f"policy {policy_label(policy)}", np.concatenate([wins[s] for s in seats]))
-            acc.mean("points", f"policy {policy_label(policy)}", np.concatenate([df[f"points_{s}"] for s in seats]))
+            pooled = deal_controls(control, df, seats)
+            acc.rate("win_rate", f"policy {policy_label(policy)}", np.concatenate([wins[s] for s in seats]),
+                     controls=pooled)
+            acc.mean("points", f"policy {policy_label(policy)}", np.concatenate([df[f"points_{s}"] for s in seats]),
+                     controls=pooled)
         holder = df["three_diamonds_seat"].to_numpy()
         dealt = holder >= 0
         holder_wins = np.zeros(len(df), bool)

@@ -9,14 +9,19 @@ import pandas as pd
 from cardsim.simcore.run.output import Dataset
 from cardsim.simcore.framework.balance import BalanceOutcomes
 from cardsim.simcore.framework.spec import policy_label
-from cardsim.simcore.framework.summarize import SummaryAccumulator, seat_columns
+from cardsim.simcore.framework.summarize import SummaryAccumulator, deal_controls, seat_columns
 
 
 def play_summary(dataset: Dataset) -> pd.DataFrame:
     """Loba / Continental matches: win rate and total penalty points by seat and policy,
     claims, rounds won and -10 closes per seat; per round: length, capped rounds, and
-    rounds won by a player who laid down and went out on the same turn."""
+    rounds won by a player who laid down and went out on the same turn. With a costly
+    seat (search, an outside seat) the match rows are adjusted by the heuristic twin
+    (:func:`cardsim.analysis.variance.twin_control`) unless variance reduction is off."""
+    from cardsim.analysis.variance import deal_control
+
     meta = dataset.meta
+    control = deal_control(meta)
     policies = meta["options"]["policies"]
     label_of = [policy_label(p) for p in policies]  # learned:FILE by its file name
     claim_seats = set(meta["options"].get("claim_seats", []))
@@ -32,12 +37,13 @@ def play_summary(dataset: Dataset) -> pd.DataFrame:
         seats = seat_columns(df, "total_")
         winner = df["winner"].to_numpy()
         for s in seats:
-            acc.rate("match_win_rate", label(s), winner == s)
+            acc.rate("match_win_rate", label(s), winner == s, controls=deal_controls(control, df, s))
         for s in seats:
-            acc.mean("match_points", label(s), df[f"total_{s}"])
+            acc.mean("match_points", label(s), df[f"total_{s}"], controls=deal_controls(control, df, s))
         for policy in dict.fromkeys(policies):
             group = [s for s in seats if policies[s] == policy]
-            acc.rate("match_win_rate", f"policy {policy_label(policy)}", np.concatenate([winner == s for s in group]))
+            acc.rate("match_win_rate", f"policy {policy_label(policy)}", np.concatenate([winner == s for s in group]),
+                     controls=deal_controls(control, df, group))
         if claims_on:  # with claims off every count is 0: no rows of zeros
             for s in seats:
                 acc.mean("claims_per_match", f"seat {s}", df[f"claims_{s}"], low=0)
