@@ -116,6 +116,10 @@ def test_a_learned_file_seat_is_labelled_by_its_file_name(tmp_path, capsys):
     from cardsim.simcore.framework.spec import policy_label
 
     assert policy_label("learned:/a/b/m.txt") == "learned:m.txt" and policy_label("search:64") == "search:64"
+    # seats read from files are labelled by the file's name; a module path stays as written
+    assert policy_label("python:/tmp/x/seat.py:lowest") == "python:seat.py:lowest"
+    assert policy_label("python:mypkg.seats:lowest") == "python:mypkg.seats:lowest"
+    assert policy_label("bigtwo-ppo:/w/modelParameters136500") == "bigtwo-ppo:modelParameters136500"
 
 
 def test_loba_without_claims_prints_no_claim_rows(capsys):

@@ -109,13 +109,19 @@ def option_flag(name: str) -> str:
 
 
 def policy_label(policy) -> str:
-    """A policy as tables name it: a ``learned:FILE`` seat by the model file's name (its
-    whole path is in the run's metadata), any other policy as it is."""
-    text = str(policy)
-    if text.startswith("learned:"):
-        import os
+    """A policy as tables name it: a seat read from a file by the file's name (its whole
+    path is in the run's metadata): ``learned:FILE``, ``bigtwo-ppo:FILE`` and
+    ``python:DIR/file.py:callable``; any other policy as it is."""
+    import os
 
-        return "learned:" + os.path.basename(text.partition(":")[2].rstrip("/\\"))
+    text = str(policy)
+    kind, _, rest = text.partition(":")
+    if kind in ("learned", "bigtwo-ppo") and rest:
+        return f"{kind}:" + os.path.basename(rest.rstrip("/\\"))
+    if kind == "python" and rest:
+        path, colon, function = rest.rpartition(":")
+        if colon and (os.sep in path or "/" in path) and path.endswith(".py"):
+            return f"python:{os.path.basename(path)}:{function}"
     return text
 
 
