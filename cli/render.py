@@ -168,8 +168,9 @@ def print_comparison(table, as_json: bool, interactions=None) -> None:
 
 
 def print_balance(table, as_json: bool) -> None:
-    """Print a balance card as text (the answers at a glance first, then every figure)
-    or JSON records (one per figure; NaN as null)."""
+    """Print a balance card as text (the answers at a glance first, then every figure;
+    a comparison of two rule sets leads with the differences at a glance, as its report
+    does) or JSON records (one per figure; NaN as null)."""
     from cardsim.analysis import numbers  # on use: the package loads pandas
 
     if as_json:
@@ -183,7 +184,13 @@ def print_balance(table, as_json: bool) -> None:
                                 decimals=numbers.ELO_DECIMALS if r.unit == "elo" else None)
 
     compare = "rules" in table.columns
-    for title, part in (("at a glance", headline(table)), ("every figure", table)):
+    parts = [("at a glance", headline(table)), ("every figure", table)]
+    if compare:  # the answer of a comparison first: what the changed rules change
+        glance = headline(table)
+        is_difference = glance["rules"] == "difference"
+        parts = [("at a glance, the differences (compared rules - base rules, same deals)", glance[is_difference]),
+                 ("at a glance, each rule set", glance[~is_difference]), ("every figure", table)]
+    for title, part in parts:
         sys.stdout.write(f"{title}:\n")
         rows = [(*((r.rules,) if compare else ()), r.metric, r.group, r.strength, f"{r.n:,}", *figure(r),
                  r.unit, r.note) for r in part.itertuples(index=False)]

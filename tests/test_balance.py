@@ -177,6 +177,14 @@ def test_compare_gives_paired_differences_and_out_reads_back(tmp_path, capsys):
     assert loaded.meta["kind"] == "balance" and loaded.meta["compare_rules"]["win_threshold"] == 6
     assert len(loaded.summary()) == len(records)
     assert set(loaded.tables["seats"]["rules"]) == {"base", "compare"}
+    # as text, the comparison's answer comes first: the differences at a glance
+    code, text, _ = run(capsys, "balance", "tusac", "--games", "40", "--seed", "3", "--policies", "heuristic",
+                        "--compare-set", "win_threshold=6", "--quiet")
+    assert code == 0
+    first = text.index("at a glance, the differences")
+    assert first < text.index("at a glance, each rule set") < text.index("every figure")
+    assert "difference" in text[first:text.index("at a glance, each rule set")]
+    assert "\nbase " not in text[first:text.index("at a glance, each rule set")]
 
 
 def test_two_and_two_tables_get_their_own_luck_and_skill_split(capsys):
