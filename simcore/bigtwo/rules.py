@@ -65,8 +65,8 @@ class BigTwoRules(Rules):
         "scoring": "each loser pays one point per card left (x2 at 10-12 cards, x3 at 13 or more with doubling); "
                    "the winner receives the total",
         "fewer_players": "with 2 or 3 players the undealt cards stay out of play (no extra card to the 3♦ holder)",
-        "learned": "the learned policy uses Tiến Lên's features and shipped weights over Big Two's candidates "
-                   "(no Big Two weights are trained)",
+        "learned": "the learned policy scores Big Two's heuristic's candidates by Tiến Lên's features, read as "
+                   "Big Two's heuristic reads them, with Big Two's own weights (cardsim train bigtwo)",
     }
 
     @property

@@ -24,6 +24,7 @@ SPEC = GameSpec(
     rules_doc="docs/rules/bigtwo.md",
     exact=f"{_PACKAGE}.exact:exact_table",
     ledger=f"{_ENGINE}.replay:card_ledger",
+    trainer=f"{_PACKAGE}.train",
     step=f"{_PACKAGE}.step:BigTwoStep",
     hands=f"{_PACKAGE}.events:HANDS",
     balance=f"{_PACKAGE}.summary:balance_outcomes",

@@ -64,7 +64,7 @@ class DealTask(DealTaskBase):
 class PlayTask(TienLenPlayTask):
     game = "bigtwo"
     rules_cls = BigTwoRules
-    learned_module = "cardsim.simcore.tienlen.learned"
+    learned_module = "cardsim.simcore.bigtwo.learned"
 
     @staticmethod
     def run_chunk(config, chunk_id: int) -> dict[str, pa.Table]:

@@ -139,11 +139,12 @@ def policy_arrays(policies, players: int):
     return pol, seat_budgets(pol, policies, players, POL_SEARCH)
 
 
-def seat_weights(weights, players: int, policies=None) -> np.ndarray:
+def seat_weights(weights, players: int, policies=None, game: str = "tienlen") -> np.ndarray:
     """Each seat's ``learned`` weights as the kernels take them, float64[players,
     N_FEATURES]: ``weights`` for every seat (one row) or per seat; None: the shipped
-    model, except for seats whose policy is ``learned:FILE`` (that file's weights)."""
-    w = policy_weights() if weights is None else np.asarray(weights, np.float64)
+    model of ``game`` (the engine's profile: ``rules.GAME``, :data:`LEARNED_MODULES`),
+    except for seats whose policy is ``learned:FILE`` (that file's weights)."""
+    w = policy_weights(game) if weights is None else np.asarray(weights, np.float64)
     if w.ndim == 1:
         w = np.tile(w, (players, 1))
     if isinstance(policies, str):
@@ -165,13 +166,19 @@ def model_weights(path: str) -> np.ndarray:
     return read_weights(path)
 
 
-@functools.lru_cache(maxsize=1)
-def policy_weights() -> np.ndarray:
-    """The learned policy's weights, float64[N_FEATURES], from the shipped model file
-    (read once per process; do not modify the array)."""
+#: The module of each profile's shipped ``learned`` model (``WEIGHTS_FILE``), by ``rules.GAME``.
+LEARNED_MODULES = {"tienlen": "cardsim.simcore.tienlen.learned", "bigtwo": "cardsim.simcore.bigtwo.learned"}
+
+
+@functools.lru_cache(maxsize=len(LEARNED_MODULES))
+def policy_weights(game: str = "tienlen") -> np.ndarray:
+    """The learned policy's weights, float64[N_FEATURES], from the shipped model file of
+    ``game`` (read once per process; do not modify the array)."""
+    import importlib
+
     from cardsim.simcore.tienlen.learned import read_weights
 
-    return read_weights()
+    return read_weights(importlib.import_module(LEARNED_MODULES[game]).WEIGHTS_FILE)
 
 
 def _columns(start, count, K, players, meta, seat) -> dict[str, np.ndarray]:
@@ -202,7 +209,7 @@ def play_chunk(seed: int, start: int, count: int, rules: TienLenRules, policies,
         raise ValueError(f"chunk start {start} is not a match boundary (games_per_match={K})")
     prm = kernel_params(rules, K)
     pol, budgets = policy_arrays(policies, rules.players)
-    wts = seat_weights(weights, rules.players, policies)
+    wts = seat_weights(weights, rules.players, policies, rules.GAME)
     plan, leaf = deal_plan(rules.players, rules.cards_per_player)
     n_matches = -(-count // K)
     meta = np.zeros((count, N_META), np.int16)
@@ -228,7 +235,7 @@ def play_logged(seed: int, start: int, count: int, rules: TienLenRules, policies
         raise ValueError("start must be a match boundary")
     prm = kernel_params(rules, K)
     pol, budgets = policy_arrays(policies, rules.players)
-    wts = seat_weights(None, rules.players, policies)
+    wts = seat_weights(None, rules.players, policies, rules.GAME)
     plan, leaf = deal_plan(rules.players, rules.cards_per_player)
     meta = np.zeros((count, N_META), np.int16)
     seat = np.zeros((count, N_SEAT, rules.players), np.int16)
@@ -269,7 +276,7 @@ def play_hands(hands, rules: TienLenRules, policies, first: bool = True, prev_wi
         raise ValueError(f"need {rules.players} hands")
     prm = kernel_params(rules, 1)
     pol, budgets = policy_arrays(policies, rules.players)
-    wts = seat_weights(None, rules.players, policies)
+    wts = seat_weights(None, rules.players, policies, rules.GAME)
     meta = np.zeros((1, N_META), np.int16)
     seat = np.zeros((1, N_SEAT, rules.players), np.int16)
     log = np.zeros((LOG_CAP, LOG_WIDTH), np.int64)

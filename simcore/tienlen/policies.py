@@ -32,7 +32,9 @@ the five-card classes too (:func:`choose_random_any`, :func:`choose_greedy_any`)
 heuristic (:func:`choose_heuristic_bigtwo`) values a hand by :func:`units_bigtwo` (plays
 needed, counting what full houses, fours + kicker, straights or flushes save), keeps 2s
 and aces, and sheds low and long plays first, a low five-card hand among them; the learned
-policy scores Big Two's candidates with Tiến Lên's features and weights.
+policy (:func:`choose_learned_bigtwo`) scores the same candidates by the features read as
+Big Two's heuristic reads them (:func:`_features_of`) with Big Two's own weights
+(``simcore/bigtwo/learned_weights.txt``, ``cardsim train bigtwo``).
 """
 from __future__ import annotations
 
@@ -354,14 +356,23 @@ N_FEATURES = len(FEATURES)
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _features(h, m, c, table_cls, opp_min, heads_up):
+def _features_of(h, m, c, table_cls, opp_min, heads_up, bigtwo):
     """:data:`FEATURES` of deciding ``(m, c)`` (class -1 = pass) from hand ``h``, as a
-    tuple (no allocation: the turn loop runs without the NRT)."""
+    tuple (no allocation: the turn loop runs without the NRT). ``bigtwo`` (a constant of
+    the caller): the Big Two profile's reading of the features its heuristic uses
+    (:func:`play_value_bigtwo`): ``left_units`` is :func:`units_bigtwo`, ``left_fours``
+    counts every four (2s too), ``play_top`` is the rank of a full house's triple or a
+    four + kicker's four, and ``play_control`` is a 2 or a four + kicker or straight
+    flush (no bombs); the other features read the same."""
     after = h if c < 0 else h & ~m
     ge1, ge2, ge3, eq4 = rank_planes(after)
-    units = _units(after)
+    if bigtwo:
+        units = units_bigtwo(after)
+        fours = float(popcount(eq4))
+    else:
+        units = _units(after)
+        fours = float(popcount(eq4 & _R3A))
     twos = float(popcount(after >> _U48))
-    fours = float(popcount(eq4 & _R3A))
     aces = float(popcount((after >> _U44) & _U15))
     loose = float(popcount(ge1 & ~ge2 & _R3A))
     pairs = float(popcount(ge2 & _R3A))
@@ -384,11 +395,19 @@ def _features(h, m, c, table_cls, opp_min, heads_up):
             far = 1.0
     else:
         t = highest_bit(m) >> 2
+        strong = is_bomb_class(c)
+        if bigtwo:
+            strong = False
+            if c >= FIVE_BASE:
+                ft = five_type(c)
+                if ft == T_FULL_HOUSE or ft == T_FOUR:
+                    t = five_key(m, c) >> 2  # as play_value_bigtwo: the triple's or the four's rank
+                strong = ft >= T_FOUR
         top = float(t)
         cards = float(popcount(m))
         if table_cls >= 0 and c != table_cls:
             chop = 1.0
-        if (t == 12 or is_bomb_class(c)) and units <= 1:
+        if (t == 12 or strong) and units <= 1:
             control = 1.0
         if table_cls < 0 and opp_min <= 1 and c == CLS_SINGLE:
             feeds = float(12 - t)
@@ -407,16 +426,36 @@ def _features(h, m, c, table_cls, opp_min, heads_up):
             loose, pairs, high, low, ptwos, bomb, close_cards, low_lead)
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _features(h, m, c, table_cls, opp_min, heads_up):
+    """:func:`_features_of` of Tiến Lên."""
+    return _features_of(h, m, c, table_cls, opp_min, heads_up, False)
+
+
 @njit(cache=True, _nrt=False)
 def decision_score(h, m, c, table_cls, opp_min, heads_up, wts):
     """The learned policy's score of deciding ``(m, c)`` from ``h``: ``wts . features``
     less the ``left_*`` part of holding ``h`` (the same for every decision, so the
     choice is that of ``wts . features``). Summed in the heuristic's order, so that
     :data:`.learned.HEURISTIC_WEIGHTS` give the heuristic's values bit for bit."""
-    f = _features(h, m, c, table_cls, opp_min, heads_up)
+    return _score(h, m, c, table_cls, opp_min, heads_up, wts, False)
+
+
+@njit(cache=True, _nrt=False)
+def decision_score_bigtwo(h, m, c, table_cls, opp_min, heads_up, wts):
+    """:func:`decision_score` under the Big Two profile (its features, :func:`_features_of`):
+    :data:`cardsim.simcore.bigtwo.learned.HEURISTIC_WEIGHTS` give the values of Big Two's
+    heuristic (:func:`play_value_bigtwo`, :func:`pass_value`) bit for bit."""
+    return _score(h, m, c, table_cls, opp_min, heads_up, wts, True)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _score(h, m, c, table_cls, opp_min, heads_up, wts, bigtwo):
+    """:func:`decision_score` of the profile ``bigtwo`` (a constant of the caller)."""
+    f = _features_of(h, m, c, table_cls, opp_min, heads_up, bigtwo)
     if c < 0:
         return wts[11] * f[11] + wts[12] * f[12] + wts[13] * f[13] + wts[14] * f[14] + wts[15] * f[15]
-    g = _features(h, _U0, -1, table_cls, opp_min, heads_up)
+    g = _features_of(h, _U0, -1, table_cls, opp_min, heads_up, bigtwo)
     left = wts[0] * f[0] + wts[1] * f[1] + wts[2] * f[2] + wts[3] * f[3]
     base = wts[0] * g[0] + wts[1] * g[1] + wts[2] * g[2] + wts[3] * g[3]
     v = left - base
@@ -436,6 +475,14 @@ def decision_features(h, m, c, table_cls, opp_min, heads_up, out):
     """:data:`FEATURES` of deciding ``(m, c)`` (class -1 = pass) from hand ``h`` into
     ``out`` float64[N_FEATURES] (for training)."""
     f = _features(h, m, c, table_cls, opp_min, heads_up)
+    for i in range(N_FEATURES):
+        out[i] = f[i]
+
+
+@njit(cache=True)
+def decision_features_bigtwo(h, m, c, table_cls, opp_min, heads_up, out):
+    """:func:`decision_features` under the Big Two profile."""
+    f = _features_of(h, m, c, table_cls, opp_min, heads_up, True)
     for i in range(N_FEATURES):
         out[i] = f[i]
 
@@ -465,8 +512,9 @@ def choose_learned(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, head
 
 
 @njit(cache=True, _nrt=False)
-def choose_learned_any(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up, cand, ccls, wts):
-    """:func:`choose_learned` over the candidates of any profile (:func:`heuristic_candidates_any`)."""
+def choose_learned_bigtwo(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up, cand, ccls, wts):
+    """:func:`choose_learned` under the Big Two profile: over its heuristic's candidates
+    (:func:`heuristic_candidates_any`), scored by :func:`decision_score_bigtwo`."""
     nc = heuristic_candidates_any(h, n_acl, acls, amin, req, cand, ccls)
     best_m = _U0
     best_c = -1
@@ -474,11 +522,11 @@ def choose_learned_any(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, 
         return best_m, best_c
     best_v = -1e300
     if can_pass:
-        best_v = decision_score(h, _U0, -1, table_cls, opp_min, heads_up, wts)
+        best_v = decision_score_bigtwo(h, _U0, -1, table_cls, opp_min, heads_up, wts)
     for i in range(nc):
         if cand[i] == h:
             return cand[i], ccls[i]  # goes out
-        v = decision_score(h, cand[i], ccls[i], table_cls, opp_min, heads_up, wts)
+        v = decision_score_bigtwo(h, cand[i], ccls[i], table_cls, opp_min, heads_up, wts)
         if v > best_v:
             best_v = v
             best_m = cand[i]
@@ -564,8 +612,8 @@ def choose_bigtwo(policy, h, n_acl, acls, amin, counts, req, can_pass, table_cls
         move, mcls = choose_greedy_any(h, n_acl, acls, amin, req, table_cls, counts)
         return move, mcls, rng
     if policy == POL_LEARNED:
-        move, mcls = choose_learned_any(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up, cand,
-                                        ccls, wts)
+        move, mcls = choose_learned_bigtwo(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up, cand,
+                                           ccls, wts)
         return move, mcls, rng
     move, mcls = choose_heuristic_bigtwo(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up, cand, ccls)
     return move, mcls, rng
@@ -576,7 +624,7 @@ def choose_any(policy, h, n_acl, acls, amin, counts, req, can_pass, table_cls, o
                wts, five):
     """:func:`choose` of the engine's profile: ``five`` is ``None`` for Tiến Lên (the Big
     Two players are then left out at compile time) or the Big Two profile (its heuristic
-    :func:`choose_heuristic_bigtwo`; the learned policy keeps Tiến Lên's features)."""
+    :func:`choose_heuristic_bigtwo`; the learned policy :func:`choose_learned_bigtwo`, Big Two's weights)."""
     if five is None:
         return choose(policy, h, n_acl, acls, amin, counts, req, can_pass, table_cls, opp_min, heads_up, rng, cand,
                       ccls, wts)

@@ -80,7 +80,7 @@ def search_position(hands, rules, policies, seat: int, nth: int, search_state: i
     out = np.zeros(8, np.uint64)
     opp_ll = np.zeros((rules.players, rules.players, N_MODELS))
     ok, srng = position_kernel(given, bool(first), np.int64(prev_winner), prm, pol, budgets,
-                               seat_weights(None, rules.players, policies), np.int64(seat), np.int64(nth),
+                               seat_weights(None, rules.players, policies, rules.GAME), np.int64(seat), np.int64(nth),
                                np.uint64(search_state), st, out, opp_ll, profile_arg(prm))
     return (st, out, int(srng), opp_ll) if ok else None
 
@@ -93,9 +93,9 @@ def decide(st, hands, rules, budget: int, search_state: int, opp_ll=None):
     if opp_ll is None:
         opp_ll = np.zeros((rules.players, rules.players, N_MODELS))
     prm = kernel_params(rules)
+    wts = seat_weights(None, rules.players, None, rules.GAME)
     move, mcls, _, used = decide_kernel(st.copy(), hands.copy(), prm, np.int64(budget), np.uint64(search_state),
-                                        np.asarray(opp_ll, np.float64).copy(), seat_weights(None, rules.players),
-                                        profile_arg(prm))
+                                        np.asarray(opp_ll, np.float64).copy(), wts, profile_arg(prm))
     return int(move), int(mcls), int(used)
 
 

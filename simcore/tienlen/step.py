@@ -160,7 +160,7 @@ class TienLenStep(StepGame):
         budgets = seat_budgets(self.pol, self.policies, self.players, POL_SEARCH)
         self.budgets = np.zeros(self.players, np.int64) if budgets is None else budgets
         self.observe = budgets is not None and bool(any_fitted(self.pol, self.budgets))
-        self.wts = seat_weights(None, self.players, self.policies)
+        self.wts = seat_weights(None, self.players, self.policies, rules.GAME)
         self.st = np.zeros(ST_SIZE, np.int64)
         self.hands = np.zeros(8, np.uint64)
         self.seat = np.zeros((N_SEAT, self.players), np.int16)

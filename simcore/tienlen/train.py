@@ -9,12 +9,18 @@ The learned policy is a linear score over the heuristic's candidates
 Games are the ordinary :func:`.play.play_chunk` games. The functions here are the
 framework's with :data:`SPEC` bound; ``cardsim train tienlen`` calls
 :func:`games_per_iteration`, :func:`run_training` and :func:`reproduce_command`.
+
+The engine's other profile trains the same way: :func:`make_spec` builds the spec of a
+profile from its rules and starting weights, :func:`adapter` the functions ``cardsim
+train`` calls (``cardsim train bigtwo``: :mod:`cardsim.simcore.bigtwo.train`).
 """
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Callable
 
 import numpy as np
@@ -31,9 +37,16 @@ PAIRS = 8
 DEALS = 500
 #: Step size (in units of the noise scale, normalised by the spread of the differences).
 STEP = 0.5
-#: Per-feature noise scale: 15% of the heuristic's weight, at least 0.3.
-NOISE = np.maximum(np.abs(HEURISTIC_WEIGHTS) * 0.15, 0.3)
 PLAYERS = 4
+
+
+def noise_scale(start: np.ndarray) -> np.ndarray:
+    """Per-feature noise scale: 15% of the starting (heuristic's) weight, at least 0.3."""
+    return np.maximum(np.abs(start) * 0.15, 0.3)
+
+
+#: Tiến Lên's per-feature noise scale (:func:`noise_scale` of the heuristic's weights).
+NOISE = noise_scale(HEURISTIC_WEIGHTS)
 
 
 def seat_wins(run_seed: int, deals: int, rules: TienLenRules, policies: list, weights: np.ndarray, seat: int) -> int:
@@ -44,13 +57,35 @@ def seat_wins(run_seed: int, deals: int, rules: TienLenRules, policies: list, we
     return int((cols[f"place_{seat}"] == 1).sum())
 
 
-SPEC = selfplay.SelfPlaySpec(
-    game="tienlen",
-    title="cardsim learned policy for Tiến Lên: weights of a linear score over the heuristic's candidates",
-    features=tuple(FEATURES), heuristic_weights=HEURISTIC_WEIGHTS, noise=NOISE, fields=FIELDS,
-    pairs=PAIRS, deals=DEALS, step=STEP, players=PLAYERS, make_rules=TienLenRules, seat_wins=seat_wins,
-    display="Tiến Lên",
-)
+def make_spec(game: str, display: str, make_rules: Callable, start: np.ndarray) -> selfplay.SelfPlaySpec:
+    """The :class:`.selfplay.SelfPlaySpec` of a profile of the engine: ``game`` (its
+    ``cardsim train`` name), trained on ``make_rules()`` from the weights ``start`` (its
+    heuristic as a linear score, float64[N_FEATURES]; noise :func:`noise_scale` of them),
+    against :data:`FIELDS` with :data:`PAIRS`, :data:`DEALS`, :data:`STEP`, 4 players."""
+    return selfplay.SelfPlaySpec(
+        game=game,
+        title=f"cardsim learned policy for {display}: weights of a linear score over the heuristic's candidates",
+        features=tuple(FEATURES), heuristic_weights=start, noise=noise_scale(start), fields=FIELDS,
+        pairs=PAIRS, deals=DEALS, step=STEP, players=PLAYERS, make_rules=make_rules, seat_wins=seat_wins,
+        display=display,
+    )
+
+
+SPEC = make_spec("tienlen", "Tiến Lên", TienLenRules, HEURISTIC_WEIGHTS)
+
+
+def adapter(spec: selfplay.SelfPlaySpec) -> SimpleNamespace:
+    """``cardsim train``'s functions for another profile's ``spec`` (its module re-exports them)."""
+    return SimpleNamespace(
+        SPEC=spec,
+        games_per_iteration=partial(selfplay.games_per_iteration, spec),
+        start_state=partial(selfplay.start_state, spec),
+        iterate=partial(selfplay.iterate, spec),
+        train=partial(selfplay.train, spec),
+        write_model=partial(selfplay.write_model, spec),
+        reproduce_command=partial(selfplay.reproduce_command, spec),
+        run_training=partial(selfplay.run_training, spec),
+    )
 
 
 @dataclass
@@ -109,5 +144,5 @@ def run_training(out: Path, seed: int, games: int | None, minutes: float | None,
     return selfplay.run_training(SPEC, out, seed, games, minutes, overwrite, on_iteration)
 
 
-__all__ = ["FEATURES", "SPEC", "TrainState", "games_per_iteration", "iterate", "run_training", "start_state", "train",
-           "write_model"]
+__all__ = ["FEATURES", "SPEC", "TrainState", "adapter", "games_per_iteration", "iterate", "make_spec", "run_training",
+           "start_state", "train", "write_model"]
