@@ -3,7 +3,6 @@ it is the heuristic, it never peeks at hidden cards, model files are checked, a 
 the model it played, and each shipped model's first checkpoint reproduces."""
 from __future__ import annotations
 
-import dataclasses
 
 import hashlib
 import json
@@ -114,9 +113,7 @@ def test_the_shipped_model_names_its_command_and_its_first_checkpoint_reproduces
     assert text.splitlines()[1].startswith(f"# reproduce: cardsim train {module.SPEC.game} --seed ")
     shipped = selfplay.state_from_text(module.SPEC, text, str(module.WEIGHTS_FILE))
     assert f"--seed {shipped.seed} --games {shipped.games} --out {module.WEIGHTS_FILE.name}" in text
-    rules = module.SPEC.make_rules()
-    if "exact_close" in rules.SWITCHES:  # the shipped Continental model was trained before that switch (issue 50)
-        rules = dataclasses.replace(rules, exact_close=False)
+    rules = module.SPEC.make_rules()  # the default rules (Continental: exact_close on, as trained)
     again = selfplay.iterate(module.SPEC, module.start_state(shipped.seed), rules)
     # the games and the update are exact; only the last bits of the update's dot product
     # depend on the BLAS build that numpy dispatches to (a few ulps)
