@@ -61,7 +61,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a tenth of the games (a smoke run)")
     parser.add_argument("--seed", type=int, default=51)
     parser.add_argument("--threads", type=int, default=None)
-    parser.add_argument("--rummy-search", default="search:16", help="the rummy tables' search seat")
+    parser.add_argument("--rummy-search", default="search:4", help="the rummy tables' search seat")
     args = parser.parse_args()
     scale = 0.1 if args.quick else 1.0
     work = Path(tempfile.mkdtemp(prefix="cardsim-vr-targets-"))
@@ -97,7 +97,7 @@ def main() -> None:
     report("tusac search:64 win_rate seat 0 (steals on)", n, seconds, plain_row, adjusted_row, 0.01)
 
     # Loba and Continental: one search seat among heuristics (the balance card's table)
-    for game, size in (("loba", 800), ("continental", 800)):
+    for game, size in (("loba", 600), ("continental", 600)):
         n = count(size)
         started = time.perf_counter()
         cardsim.play(game, n, seed=args.seed, policy=f"0={args.rummy_search}", threads=args.threads, progress=False,
