@@ -216,16 +216,27 @@ def play_value(h, base, m, c, table_cls, opp_min):
 def choose_heuristic(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up, cand, ccls):
     """The heuristic's play ``(mask, class)``; class -1 = pass."""
     nc = heuristic_candidates(h, n_acl, acls, amin, req, cand, ccls)
+    if nc == 0:
+        return _U0, -1
+    return _best_candidate(h, nc, _eval(h), can_pass, table_cls, opp_min, heads_up, cand, ccls, None)
+
+
+@njit(cache=True, _nrt=False)
+def _best_candidate(h, nc, base, can_pass, table_cls, opp_min, heads_up, cand, ccls, bigtwo):
+    """The best of the ``nc`` candidates by the heuristic's value (the pass's value as the
+    floor when passing is allowed; a play that goes out at once). ``bigtwo``: ``None``
+    under Tiến Lên, any integer under the Big Two profile; Numba prunes the other branch
+    at compile time, so Tiến Lên compiles no Big Two value."""
     best_m = _U0
     best_c = -1
-    if nc == 0:
-        return best_m, best_c
-    base = _eval(h)
     best_v = -1e18
     if can_pass:
         best_v = pass_value(opp_min, heads_up)
     for i in range(nc):
-        v = play_value(h, base, cand[i], ccls[i], table_cls, opp_min)
+        if bigtwo is None:
+            v = play_value(h, base, cand[i], ccls[i], table_cls, opp_min)
+        else:
+            v = play_value_bigtwo(h, base, cand[i], ccls[i], table_cls, opp_min)
         if v == GOES_OUT:
             return cand[i], ccls[i]
         if v > best_v:
@@ -317,23 +328,9 @@ def play_value_bigtwo(h, base, m, c, table_cls, opp_min):
 def choose_heuristic_bigtwo(h, n_acl, acls, amin, req, can_pass, table_cls, opp_min, heads_up, cand, ccls):
     """:func:`choose_heuristic` under the Big Two profile."""
     nc = heuristic_candidates_any(h, n_acl, acls, amin, req, cand, ccls)
-    best_m = _U0
-    best_c = -1
     if nc == 0:
-        return best_m, best_c
-    base = eval_bigtwo(h)
-    best_v = -1e18
-    if can_pass:
-        best_v = pass_value(opp_min, heads_up)
-    for i in range(nc):
-        v = play_value_bigtwo(h, base, cand[i], ccls[i], table_cls, opp_min)
-        if v == GOES_OUT:
-            return cand[i], ccls[i]
-        if v > best_v:
-            best_v = v
-            best_m = cand[i]
-            best_c = ccls[i]
-    return best_m, best_c
+        return _U0, -1
+    return _best_candidate(h, nc, eval_bigtwo(h), can_pass, table_cls, opp_min, heads_up, cand, ccls, 1)
 
 
 # ----------------------------------------------------------------------------------
