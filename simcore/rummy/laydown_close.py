@@ -369,12 +369,10 @@ def close_search(sim, nr, off, c1, c2, jl, mp, swap):
             sim[nb, 3] = 53
 
 
-@njit(cache=True, _nrt=False)
-def table_closes_exact(work, m, c1, c2, jl, k, t_rank, tab, sim):
-    """:func:`cardsim.simcore.rummy.laydown_score._table_closes` by :func:`close_search`: can some
-    sequence of same-turn lay-offs and joker swaps of the hand ``c1, c2`` + ``jl`` jokers on the
-    table melds ``tab[1:]`` and this lay-down's melds (escaleras ``work``, tríos ``t_rank``) leave
-    at most one card? ``sim``: the table's rows, then the search's scratch from row ``tab[0, 0] + 6``."""
+@njit(cache=True, _nrt=False, inline="always")
+def fill_table_rows(work, m, k, t_rank, tab, sim):
+    """Copy the table melds ``tab[1:]``, then this lay-down's escaleras ``work[:m]`` and tríos
+    (ranks ``t_rank[:k]``) into the rows of ``sim``; returns the number of rows."""
     nt = tab[0, 0]
     nr = 0
     for i in range(nt):
@@ -391,6 +389,17 @@ def table_closes_exact(work, m, c1, c2, jl, k, t_rank, tab, sim):
         for c in range(2, 6):
             sim[nr, c] = 0
         nr += 1
+    return nr
+
+
+@njit(cache=True, _nrt=False)
+def table_closes_exact(work, m, c1, c2, jl, k, t_rank, tab, sim):
+    """:func:`cardsim.simcore.rummy.laydown_score._table_closes` by :func:`close_search`: can some
+    sequence of same-turn lay-offs and joker swaps of the hand ``c1, c2`` + ``jl`` jokers on the
+    table melds ``tab[1:]`` and this lay-down's melds (escaleras ``work``, tríos ``t_rank``) leave
+    at most one card? ``sim``: the table's rows, then the search's scratch from row ``tab[0, 0] + 6``."""
+    nt = tab[0, 0]
+    nr = fill_table_rows(work, m, k, t_rank, tab, sim)
     mp = (tab[0, 4], tab[0, 5], tab[0, 2], tab[0, 3])
     found, _ = close_search(sim, nr, nt + 6, c1, c2, jl, mp, tab[0, 1] != 0)
     return found

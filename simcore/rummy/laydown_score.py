@@ -18,7 +18,7 @@ from numba import njit
 from cardsim.simcore.primitives.bits import popcount
 from cardsim.simcore.rummy.cards import RANK_POINTS
 from cardsim.simcore.rummy.contract import _SUIT13, _U1, LAY_SWAP, RANK_COL, TRIO, _rank_count, _take
-from cardsim.simcore.rummy.laydown_close import table_closes_exact
+from cardsim.simcore.rummy.laydown_close import fill_table_rows, table_closes_exact
 from cardsim.simcore.rummy.melds import lay_off
 from cardsim.simcore.rummy.table import lay_row, layable, swap_target
 
@@ -42,7 +42,6 @@ def _table_closes(work, m, c1, c2, jl, k, t_rank, tab, sim):
     on the table melds ``tab[1:]`` then this lay-down's melds (escaleras ``work``, tríos
     ``t_rank``), leave at most one card? ``tab[0]``: ``[melds, joker_swap, circular, no_adjacent,
     max_jokers, min_naturals, trío rank bits, escalera suit bits, exact_close]`` of the table."""
-    nt = tab[0, 0]
     # quick bound: a natural of a rank without a trío and a suit without an escalera stays
     rb = tab[0, 6]
     sb = tab[0, 7]
@@ -61,21 +60,7 @@ def _table_closes(work, m, c1, c2, jl, k, t_rank, tab, sim):
         return False
     mp = (tab[0, 4], tab[0, 5], tab[0, 2], tab[0, 3])
     circular = tab[0, 2]
-    nr = 0
-    for i in range(nt):
-        for c in range(6):
-            sim[nr, c] = tab[i + 1, c]
-        nr += 1
-    for i in range(m):
-        for c in range(6):
-            sim[nr, c] = work[i, c]
-        nr += 1
-    for t in range(k):
-        sim[nr, 0] = TRIO
-        sim[nr, 1] = t_rank[t]
-        for c in range(2, 6):
-            sim[nr, c] = 0
-        nr += 1
+    nr = fill_table_rows(work, m, k, t_rank, tab, sim)
     left = popcount(c1) + popcount(c2) + jl
     changed = True
     while changed and left > 1:
