@@ -18,6 +18,10 @@ hidden, so the states after it are deterministic. Action ids are
 :meth:`cardsim.step_api.Env.observation_vector`. ``resample_from_infostate`` deals every card
 the player cannot see again (:meth:`cardsim.step_api.Env.resample`), so OpenSpiel's
 ``ISMCTSBot`` can play: it never sees the true hidden cards.
+
+:class:`CompiledRolloutEvaluator` is an evaluator for OpenSpiel's MCTS and ISMCTS bots
+(``open_spiel.python.algorithms.mcts.Evaluator``) whose random rollouts run inside the
+compiled engine (:meth:`cardsim.step_api.Env.playout`: Loba and Continental).
 """
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ import numpy as np
 
 try:
     import pyspiel
+    from open_spiel.python.algorithms import mcts
 except ImportError as exc:  # pragma: no cover - the optional extra is missing
     raise ImportError("cardsim.openspiel needs OpenSpiel: pip install 'cardsim[env]'") from exc
 
@@ -207,6 +212,56 @@ class CardsimObserver:
         obs.pop("history", None)
         obs.pop("legal_actions", None)
         return str(obs)
+
+
+class CompiledRolloutEvaluator(mcts.Evaluator):
+    """OpenSpiel's ``mcts.RandomRolloutEvaluator`` with the rollouts compiled: ``evaluate`` plays
+    the game of a :class:`CardsimState` on to its end ``n_rollouts`` times with the play
+    kernels' own ``random`` policy at every seat, inside the engine
+    (:meth:`cardsim.step_api.Env.playout`, one call per rollout), and returns the mean returns
+    vector (float64[players], ``state.returns()`` at the end: points, the rummy games minus the
+    match total), as ``RandomRolloutEvaluator.evaluate`` does; ``prior`` is its uniform prior
+    over the legal actions. Each rollout's random stream is a 64-bit integer drawn from
+    ``random_state`` (a ``numpy.random.RandomState``), so rollouts differ and a bot seeded
+    alike plays alike.
+
+    The rollout policy is the kernels' ``random`` player (:mod:`cardsim.simcore.rummy.policies`),
+    not uniform choices among the step interface's action ids: it claims a refused card with
+    probability 1 / (4 (players - 1)) per asked seat (never when the stock runs low), lays down
+    with probability 1/2 when it can and lays off one card at a time. Loba and
+    Continental only (:meth:`~cardsim.step_api.Env.playout` raises ``ConfigError`` for the
+    other games, whose Python rollouts are short)."""
+
+    def __init__(self, n_rollouts: int = 1, random_state: np.random.RandomState | None = None):
+        self.n_rollouts = int(n_rollouts)
+        if self.n_rollouts < 1:
+            raise ValueError("n_rollouts must be at least 1")
+        self.random_state = random_state or np.random.RandomState()
+
+    def _stream(self) -> int:
+        return int(self.random_state.randint(0, 2**64, dtype=np.uint64))
+
+    def evaluate(self, state):
+        """The mean returns of ``n_rollouts`` compiled random rollouts from ``state`` (float64[players])."""
+        if state.is_terminal():
+            return np.array(state.returns(), dtype=np.float64)
+        if state.is_chance_node():  # the opening deal: drawn as RandomRolloutEvaluator draws it
+            state = state.clone()
+            actions, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(self.random_state.choice(actions, p=probs)))
+            if state.is_terminal():
+                return np.array(state.returns(), dtype=np.float64)
+        total = np.zeros(state.num_players(), np.float64)
+        for _ in range(self.n_rollouts):
+            total += np.asarray(state.env.playout(self._stream()), np.float64)
+        return total / self.n_rollouts
+
+    def prior(self, state):
+        """Equal probability for every legal action (the chance outcomes at a chance node)."""
+        if state.is_chance_node():
+            return state.chance_outcomes()
+        legal = state.legal_actions(state.current_player())
+        return [(action, 1.0 / len(legal)) for action in legal]
 
 
 def _game_type(game: str):

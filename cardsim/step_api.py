@@ -281,6 +281,19 @@ class Env:
             raise ConfigError("the game is not over yet")
         return self._g.returns()
 
+    def playout(self, stream: int) -> list[float]:
+        """:meth:`returns` of the game played on from here to its end by the random policy at
+        every seat, in one call of the compiled engine (the game itself is unchanged): a random
+        rollout at kernel speed. ``stream`` (an integer, taken modulo 2**64) seeds its random
+        choices; the same state and stream give the same returns. Loba and Continental (the
+        rest of the match); other games raise :class:`ConfigError`."""
+        if isinstance(stream, bool) or not isinstance(stream, numbers.Integral):
+            raise ConfigError(f"stream must be an integer, got {stream!r}")
+        playout = getattr(self._g, "playout", None)
+        if playout is None:
+            raise ConfigError(f"{self.game} has no compiled play-out (Loba and Continental have one)")
+        return playout(int(stream))
+
     def deal(self) -> dict[str, Any]:
         """The explicit deal this game started from (JSON-serialisable; :func:`env` ``deal=``)."""
         return self._g.deal()
@@ -313,11 +326,20 @@ class Env:
         other._texts = list(self._texts)
         return other
 
+    def __deepcopy__(self, memo) -> "Env":
+        """:meth:`clone` (``copy.deepcopy``, which OpenSpiel's ``State.clone`` applies to a
+        Python state's attributes, would copy the rules, the deal and every cached text too)."""
+        return self.clone()
+
     def resample(self, seat: int, rng: np.random.Generator) -> "Env":
         """A copy in which every card ``seat`` cannot see is dealt again at random,
         consistently with what it has seen (its observation is unchanged)."""
-        other = self.clone()
-        other._g = self._g.resample(self._seat(seat), rng)
+        seat = self._seat(seat)
+        other = Env.__new__(Env)
+        other.__dict__.update(self.__dict__)
+        other._g = self._g.resample(seat, rng)  # a copy already: no clone of the game to throw away
+        other.history = list(self.history)
+        other._texts = list(self._texts)
         return other
 
 

@@ -41,7 +41,8 @@ POLICY_HELP = ("policies: one for all seats (heuristic), one per seat (heuristic
                "oracle:N is the same search on the true hands: a PEEKING player, only an upper bound of skill. "
                "Outside seats (at Python speed, through the step interface): python:MODULE:FUNCTION or "
                "python:PATH.py:FUNCTION, a callable FUNCTION(observation: dict, legal_actions: list[int]) -> int; "
-               "openspiel-ismcts:N, OpenSpiel's information-set MCTS with N simulations (pip install 'cardsim[env]')")
+               "openspiel-ismcts:N, OpenSpiel's information-set MCTS with N simulations (pip install 'cardsim[env]'); "
+               "openspiel-ismcts:N:compiled, the same with its random rollouts compiled (Loba, Continental)")
 
 
 # Options shared by several commands.

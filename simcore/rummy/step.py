@@ -75,6 +75,7 @@ from cardsim.simcore.rummy.play import _Setup, _shuffle, build_tables
 from cardsim.simcore.rummy.policies import (
     MAX_LAYOFF_OPTIONS,
     POL_HEURISTIC,
+    POL_RANDOM,
     POL_SEARCH,
     choose,
 )
@@ -89,6 +90,7 @@ from cardsim.simcore.rummy.state import (
     MAXM,
     N_INFO,
     N_SEAT,
+    P_PLAYERS,
     P_SWAP,
     PH_CLAIM,
     PH_DISCARD,
@@ -115,6 +117,14 @@ N_CODES = 53  # card codes 0..51 and the joker 52
 
 def _popcount(x: int) -> int:
     return bin(x).count("1")
+
+
+_NATURALS = (1 << (N_CODES - 1)) - 1
+
+
+def _n_cards(a1: int, a2: int, jokers: int) -> int:
+    """``len(planes_cards(a1, a2, jokers))`` without the list."""
+    return _popcount(int(a1) & _NATURALS) + _popcount(int(a2) & _NATURALS) + int(jokers)
 A_STOCK, A_PILE, A_DECLINE, A_CLAIM, A_PASS, A_LAYDOWN, A_STOP, A_GREEDY = range(8)
 A_DISCARD = 8
 A_LAYOFF = A_DISCARD + N_CODES
@@ -173,6 +183,43 @@ def _finish(st, prm, seatout, info, log, nl):
 def _policy(code, st, q, prm, mp, state, random_seat, wts):
     """The random / heuristic / learned policy's decision: ``(state, decision)``."""
     return choose(code, st, q, prm, mp, state, random_seat, wts)
+
+
+@njit(cache=True, _nrt=False)
+def _playout(st, q, prm, mp, cseat, reach, pol, state, r0, packs, rk, rm, rh, seatout, info, log):
+    """Play the match in ``st`` to its end in one call: round ``r0`` from the decision of seat
+    ``q`` due now, then every later round ``r`` dealt from ``packs[r]``, each with its match
+    context (totals so far, rounds left) as :func:`.play._play_block` sets it; every decision
+    by the seat's policy ``pol`` (random or heuristic, through :func:`.policies.choose`), the
+    engine applying it (:func:`.engine.apply_decision`, :func:`.engine.advance`). The random
+    choices and stock reshuffles of every round draw from the one stream ``state``. Fills
+    ``seatout[r0:]`` and ``info[r0:]`` (the arrays are the caller's copies); no log.
+    Returns the stream's state."""
+    P = prm[P_PLAYERS]
+    R = packs.shape[0]
+    on = np.bool_(False)
+    nl = np.int64(0)
+    r = r0
+    while True:
+        while q >= 0:
+            state, d = choose(pol[q], st, q, prm, mp, state, reach[3], None)
+            state, nl = apply_decision(st, d, prm, mp, cseat, reach, state, log, nl, on)
+            state, nl, q = advance(st, prm, mp, cseat, state, log, nl, on)
+        nl = finish_round(st, prm, seatout[r], info[r], log, nl, on)
+        r += 1
+        if r >= R:
+            return state
+        for s in range(P):
+            total = np.int64(0)
+            for r1 in range(r):
+                total += seatout[r1, S_POINTS, s]
+            st[3][F_TOTAL, s] = total
+        st[11][V_ROUNDS_LEFT] = R - 1 - r
+        deck = st[10]
+        for i in range(deck.shape[0]):
+            deck[i] = packs[r, i]
+        nl = deal_round(st, r % P, rk[r], rm[r], rh[r], prm, mp, pol, np.int64(POL_HEURISTIC), log, nl, on)
+        state, nl, q = advance(st, prm, mp, cseat, state, log, nl, on)
 
 
 @njit(cache=True)
@@ -252,6 +299,9 @@ class RummyStep(StepGame):
         s = self.setup
         r = s.reach
         self._reach_step = (r[0], r[1], r[2], None)  # the policies' marker is not read by the engine step
+        self._reach_random = (r[0], r[1], r[2], 1)  # :meth:`playout`: every seat plays the random policy
+        self._pol_random = np.full(self.players, POL_RANDOM, np.int64)
+        self._nolog = np.zeros((1, 6), np.int64)
         self._out = np.zeros(_LEGAL_CAP, np.int64)
 
     # ------------------------------------------------------------------ construction
@@ -283,6 +333,8 @@ class RummyStep(StepGame):
         g._legal_ids = None
         g._stash = None
         g._lines = []
+        g._public = {}
+        g._keys = {}
         g._begin(0)
         return g
 
@@ -357,6 +409,8 @@ class RummyStep(StepGame):
         g.states0 = list(self.states0)
         g.sstates0 = list(self.sstates0)
         g._lines = list(self._lines)
+        g._public = {seat: list(lines) for seat, lines in self._public.items()}
+        g._keys = dict(self._keys)
         g._out = np.zeros(_LEGAL_CAP, np.int64)
         g._stash = None
         g._legal_ids = None
@@ -473,6 +527,7 @@ class RummyStep(StepGame):
             fix = True
         self._stash = None
         self._legal_ids = None
+        self._keys = {}
         self._ver += 1
         self._grow_log()
         state, nl, q = _step(self.st, np.int64(d), np.bool_(fix), s.prm, s.mp, s.cseat, self._reach_step, self.rng,
@@ -514,23 +569,33 @@ class RummyStep(StepGame):
         return self._lines
 
     def _public_lines(self, seat: int) -> list[str]:
-        """The move log as ``seat`` saw it: other seats' dealt hands, stock draws and penalty cards hidden."""
+        """The move log as ``seat`` saw it: other seats' dealt hands, stock draws and penalty cards hidden
+        (a new list; the lines so far are kept per seat, the log only grows)."""
         lines = self._all_lines()
         rows = self.log[:self.nl]
-        out = []
-        for i, line in enumerate(lines):
+        out = self._public.setdefault(seat, [])
+        for i in range(len(out), len(lines)):
+            line = lines[i]
             kind, who = int(rows[i, 0]), int(rows[i, 1])
             if who != seat:
                 if kind == L_DEAL:
                     a1 = int(rows[i, 2]) | (int(rows[i, 3]) << 26)
                     a2 = int(rows[i, 4]) | ((int(rows[i, 5]) & 0xFFFFFFFF) << 26)
-                    line = f"deal seat {who}: {len(planes_cards(a1, a2, int(rows[i, 5]) >> 32))} cards"
+                    line = f"deal seat {who}: {_n_cards(a1, a2, int(rows[i, 5]) >> 32)} cards"
                 elif kind == L_TAKE_STOCK:
                     line = f"seat {who}: takes a card from the stock"
                 elif kind == L_PENALTY:
                     line = f"seat {who}: penalty card from the stock"
             out.append(line)
-        return out
+        return list(out)
+
+    def information_key(self, seat: int) -> str:
+        """:meth:`StepGame.information_key`, kept until the game changes (OpenSpiel's ISMCTS asks
+        it two or three times of every state it visits)."""
+        key = self._keys.get(seat)
+        if key is None:
+            key = self._keys[seat] = super().information_key(seat)
+        return key
 
     def observation(self, seat: int) -> dict[str, Any]:
         st, s = self.st, self.setup
@@ -541,7 +606,7 @@ class RummyStep(StepGame):
         top = self._live_top()
         melds = [{"cards": [card_str(c) for c in st[6][i, :st[7][i]]], "owner": int(st[8][i])}
                  for i in range(int(sv[V_NM]))]
-        seen = [[card_str(c) for c in range(N_CODES) for _ in range(int(st[4][q, c]))] for q in range(P)]
+        seen = [[card_str(c) for c in range(N_CODES) for _ in range(row[c])] for row in st[4][:P].tolist()]
         return {
             "seat": int(seat),
             "to_move": self.q,
@@ -554,7 +619,7 @@ class RummyStep(StepGame):
             "claimed_card": card_str(int(sv[V_TOP])) if (not done and self._phase() == PH_CLAIM) else None,
             "melds": melds,
             "down": [bool(st[3][F_DOWN, q]) for q in range(P)],
-            "hand_sizes": [len(self._hand(q)) for q in range(P)],
+            "hand_sizes": [_n_cards(st[0][q], st[1][q], st[2][q]) for q in range(P)],
             "seen": seen,
             "claims": [int(st[3][F_NCLAIMS, q]) for q in range(P)],
             "totals": [int(t) for t in self._totals()],
@@ -615,6 +680,7 @@ class RummyStep(StepGame):
         new hands. The move log keeps its original (hidden) lines: :meth:`log_lines` of a
         resampled copy is not a record of it."""
         g = self.clone()
+        g._keys = {}  # the other seats' hands change
         s = self.setup
         def seed():
             return int(rng.integers(0, 1 << 64, dtype=np.uint64))
@@ -634,6 +700,23 @@ class RummyStep(StepGame):
         g.st = world
         g.rng = np.uint64(seed())
         return g
+
+    def playout(self, stream: int) -> list[float]:
+        """:meth:`returns` of the match played on from here to its end with the random policy
+        at every seat, in one compiled call (:func:`_playout`, the play kernels' engine and
+        random policy); the random choices and stock reshuffles of the rest of the match draw
+        from the 64-bit stream ``stream``, the later rounds are dealt from this game's packs
+        (a resampled copy's are dealt again). The game itself is not changed."""
+        if self.q < 0:
+            return self.returns()
+        s = self.setup
+        st = _copy_state(self.st)
+        seatout = self.seatout.copy()
+        info = self.info.copy()
+        _playout(st, np.int64(self.q), s.prm, s.mp, s.cseat, self._reach_random, self._pol_random,
+                 np.uint64(int(stream) & _MASK64), np.int64(self.r), np.stack(self.packs), s.rk, s.rm, s.rh, seatout,
+                 info, self._nolog)
+        return [-float(t) for t in seatout[:, S_POINTS, :].sum(axis=0)]
 
     # ------------------------------------------------------------------ the end
     def result(self) -> dict[str, Any]:
