@@ -34,7 +34,7 @@ from cardsim.simcore.framework.tasks import PEEKING_POLICIES, split_policy
 from cardsim.simcore.primitives.intervals import Z95, wilson
 from cardsim.simcore.study.ladder import score_against_field
 
-CARD_COLUMNS = ["metric", "group", "strength", "unit", "n", "value", "ci_low", "ci_high", "note"]
+CARD_COLUMNS = ["metric", "group", "strength", "unit", "n", "value", "ci_low", "ci_high", "ess_factor", "note"]
 #: Bootstrap resamples (fewer for very large cards, see :func:`bootstrap_weights`).
 BOOTSTRAP = 1000
 #: Head-to-head probability a ladder level must reach over the level below (``levels_60``).
@@ -178,6 +178,11 @@ class Figure:
     per_deal: np.ndarray | None = None  # mean: the per-deal values
     parts: np.ndarray | None = None  # range: float[R, m] the compared values (seat win rates)
     note: str = ""
+    #: plain variance over the adjusted one (1: not adjusted); an adjusted "mean" figure's
+    #: ``per_deal`` holds the adjusted values and ``extra_var`` the variance its control's
+    #: estimated expectation adds to the mean (:mod:`cardsim.analysis.variance`)
+    ess_factor: float = 1.0
+    extra_var: float = 0.0
 
 
 def _is_peeking(policy: str) -> bool:
@@ -197,7 +202,11 @@ def figures(play, weights: np.ndarray) -> list[Figure]:
     points_unit = "penalty points" if lower else "points"
 
     for strength, o in play.alone.items():
+        adjusted_win = [_adjust(o, o.win[:, s], [s]) for s in range(k)]
         for s in range(k):
+            if adjusted_win[s] is not None:
+                out.append(_adjusted_figure("win_rate", f"seat {s}", strength, "rate", deals, weights, adjusted_win[s]))
+                continue
             out.append(Figure("win_rate", f"seat {s}", strength, "rate", deals, weighted_mean(weights, o.win[:, s]),
                               "rate", hits=float(o.win[:, s].sum())))
         for role, held in o.roles.items():
@@ -206,10 +215,15 @@ def figures(play, weights: np.ndarray) -> list[Figure]:
             out.append(Figure("win_rate", role, strength, "rate", int(count_d.sum()),
                               (weights @ hits_d) / np.maximum(weights @ count_d, 1e-300), "rate",
                               hits=float(hits_d.sum())))
-        rates = weighted_mean(weights, o.win)
+        per_seat = np.stack([o.win[:, s] if a is None else a[0] for s, a in enumerate(adjusted_win)], axis=1)
+        rates = weighted_mean(weights, per_seat)  # the seats' win rates, adjusted where a control helps
         out.append(Figure("seat_gap", "table", strength, "rate", deals, rates.max(axis=1) - rates.min(axis=1),
                           "range", parts=rates))
         for s in range(k):
+            adjusted = _adjust(o, o.points[:, s], [s])
+            if adjusted is not None:
+                out.append(_adjusted_figure("points", f"seat {s}", strength, points_unit, deals, weights, adjusted))
+                continue
             out.append(Figure("points", f"seat {s}", strength, points_unit, deals, weighted_mean(weights, o.points[:, s]),
                               "mean", per_deal=o.points[:, s]))
         out.append(Figure("length", "table", strength, some.length_unit, deals, weighted_mean(weights, o.length), "mean",
@@ -283,16 +297,88 @@ def _one_seat_figures(strength: str, rotations: list, against: str, k: int, weig
     own_win = np.stack([o.win[:, r] for r, o in enumerate(rotations)], axis=1).mean(axis=1)
     score = np.stack([score_against_field(o.win, o.points, r, lower) for r, o in enumerate(rotations)],
                      axis=1).mean(axis=1)
-    wins, scores = weighted_mean(weights, own_win), weighted_mean(weights, score)
     group = f"1 seat vs {against}"
-    out = [Figure("win_rate", group, strength, "rate", deals * k, wins, "mean", per_deal=own_win),
-           Figure("score_vs_field", group, strength, "rate", deals * k, scores, "mean", per_deal=score),
+    adjusted_win = _adjust_rotations(rotations, [o.win[:, r] for r, o in enumerate(rotations)])
+    adjusted_score = _adjust_rotations(rotations, [score_against_field(o.win, o.points, r, lower)
+                                                   for r, o in enumerate(rotations)])
+    if adjusted_win is not None:
+        own_win = adjusted_win[0]
+    if adjusted_score is not None:
+        score = adjusted_score[0]
+    wins, scores = weighted_mean(weights, own_win), weighted_mean(weights, score)
+    out = [_adjusted_figure("win_rate", group, strength, "rate", deals * k, weights, adjusted_win)
+           if adjusted_win is not None else Figure("win_rate", group, strength, "rate", deals * k, wins, "mean",
+                                                   per_deal=own_win),
+           _adjusted_figure("score_vs_field", group, strength, "rate", deals * k, weights, adjusted_score)
+           if adjusted_score is not None else Figure("score_vs_field", group, strength, "rate", deals * k, scores,
+                                                     "mean", per_deal=score),
            Figure("elo", group, strength, "elo", deals * k, elo(scores))]
     parts = decompose(weights @ deal_statistics(win), weights.sum(axis=1), k)
     note = "" if np.isfinite(parts["luck_share"][0]) else "degenerate: the outcomes do not vary"
     for name in ("luck_share", "skill_share", "residual_share"):
         out.append(Figure(name, f"{strength} vs {against}", strength, "share", deals, parts[name], note=note))
     return out, wins, scores
+
+
+def _adjust(o, y: np.ndarray, seats) -> tuple[np.ndarray, float, float] | None:
+    """Cross-fitted control-variate values of a per-deal outcome ``y`` of a table ``o``,
+    regressed on the features seen from ``seats`` (averaged over them): ``(z per deal,
+    ess_factor, extra variance of the mean from the control's estimated expectation)``, or
+    None when the table has no control, variance reduction is off or it does not help."""
+    from cardsim.analysis.variance import adjusted_values, enabled, pooled_cov, seat_view
+
+    if o.controls is None or not enabled():
+        return None
+    players, kx = o.controls.shape[1], o.controls.shape[2]
+    x = np.mean([seat_view(o.controls, s) for s in seats], axis=0)
+    z, fit, _ = adjusted_values(y, x, o.control_fold, mean_cov=pooled_cov(o.control_mean_cov, players, kx, seats))
+    if not fit.adjusted or fit.ess_factor < 1.0:
+        return None
+    extra = max(fit.se ** 2 - float(np.var(z, ddof=1)) / len(z), 0.0)
+    return z, float(fit.ess_factor), extra
+
+
+def _adjust_rotations(rotations: list, per_table: list) -> tuple[np.ndarray, float, float] | None:
+    """:func:`_adjust` of a one-seat figure: the measured strength sits at seat ``r`` of
+    table ``r`` (``per_table[r]``: its per-deal outcome there), each table's outcome is
+    adjusted by its own control seen from seat ``r``, and the figure's per-deal value is
+    their mean over the tables. The extra variance carries every table's expectation error
+    (the tables share one deal sample: ``v' C v`` with ``v`` the tables' mapped ``beta``)."""
+    from cardsim.analysis.variance import adjusted_values, enabled, seat_view
+
+    if not enabled() or any(o.controls is None for o in rotations):
+        return None
+    first = rotations[0]
+    players, kx = first.controls.shape[1], first.controls.shape[2]
+    if any(o.controls.shape != first.controls.shape for o in rotations):
+        return None
+    tables = len(rotations)
+    z = np.zeros(len(per_table[0]))
+    v = np.zeros(players * kx)
+    for r, (o, y) in enumerate(zip(rotations, per_table)):
+        zr, _, beta = adjusted_values(y, seat_view(o.controls, r), o.control_fold)
+        z += zr / tables
+        order = np.array([(r + j) % players for j in range(players)])
+        v[(order[:, None] * kx + np.arange(kx)).reshape(-1)] += beta / tables
+    plain = np.mean(per_table, axis=0)
+    extra = 0.0 if first.control_mean_cov is None else float(v @ np.asarray(first.control_mean_cov) @ v)
+    n = len(z)
+    if n < 2:
+        return None
+    adjusted_var = float(np.var(z, ddof=1)) / n + extra
+    plain_var = float(np.var(plain, ddof=1)) / n
+    if not adjusted_var > 0 or plain_var < adjusted_var:
+        return None
+    return z, plain_var / adjusted_var, extra
+
+
+def _adjusted_figure(metric: str, group: str, strength: str, unit: str, n: int, weights: np.ndarray,
+                     adjusted: tuple[np.ndarray, float, float]) -> Figure:
+    """A figure from adjusted per-deal values (:func:`_adjust`): a mean over deals with a
+    normal interval (its control's expectation error added)."""
+    z, ess, extra = adjusted
+    return Figure(metric, group, strength, unit, n, weighted_mean(weights, z), "mean", per_deal=z,
+                  ess_factor=ess, extra_var=extra)
 
 
 def _mix_figures(strength: str, m: int, tables: list, field: str, k: int, weights: np.ndarray) -> list[Figure]:
@@ -323,7 +409,7 @@ def figure_interval(f: Figure) -> tuple[float, float]:
         return float(low), float(high)
     if f.kind == "mean" and f.per_deal is not None:
         x = np.asarray(f.per_deal, float)
-        se = float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else math.nan
+        se = float(math.sqrt(x.var(ddof=1) / x.size + f.extra_var)) if x.size > 1 else math.nan
         return float(f.values[0] - Z95 * se), float(f.values[0] + Z95 * se)
     if f.kind == "range":
         # every pairwise difference lies within the estimate +- c at once with 95%, c the
@@ -344,7 +430,8 @@ def records(items: Sequence[Figure]) -> pd.DataFrame:
     rows = []
     for f in items:
         low, high = figure_interval(f)
-        rows.append((f.metric, f.group, f.strength, f.unit, int(f.n), float(f.values[0]), low, high, f.note))
+        rows.append((f.metric, f.group, f.strength, f.unit, int(f.n), float(f.values[0]), low, high,
+                     float(f.ess_factor), f.note))
     return pd.DataFrame(rows, columns=CARD_COLUMNS)
 
 
@@ -367,8 +454,10 @@ def compare_cards(base, other, resamples: int = BOOTSTRAP) -> pd.DataFrame:
         g = keyed.get((f.metric, f.group, f.strength))
         if g is None:
             continue
+        # a difference's interval is the paired bootstrap of the two cards' (adjusted) values:
+        # its own factor is not measured (NaN)
         diffs.append(Figure(f.metric, f.group, f.strength, f.unit, min(f.n, g.n), g.values - f.values,
-                            note=f.note or g.note))
+                            note=f.note or g.note, ess_factor=math.nan))
     frames = [records(a).assign(rules="base"), records(b).assign(rules="compare"),
               records(diffs).assign(rules="difference")]
     return pd.concat(frames, ignore_index=True)[["rules", *CARD_COLUMNS]]

@@ -6,6 +6,13 @@ against the field on the Elo scale, ``400 log10(score / (1 - score))`` (the fiel
 0; +100 means the candidate beats a field player about 64% of the time), with the
 interval of the score (normal approximation over games, which are independent)
 carried through the same monotone map.
+
+Variance reduction. When the games carry the deal's control features (``control_*``,
+:mod:`cardsim.simcore.study.ladder`) and variance reduction is on, each candidate's win
+rate, points and score are cross-fitted control-variate estimates
+(:mod:`cardsim.analysis.variance`: the same expectation, a smaller variance) with normal
+intervals; ``ess_factor`` (win rate), ``points_ess_factor`` and ``score_ess_factor`` are
+the plain variance over the adjusted one (1: plain, e.g. a game without a control).
 """
 from __future__ import annotations
 
@@ -17,7 +24,8 @@ import pandas as pd
 from cardsim.simcore.primitives.intervals import Z95, wilson
 
 RATING_COLUMNS = ["policy", "games", "win_rate", "win_ci_low", "win_ci_high", "points", "points_ci_low",
-                  "points_ci_high", "score", "score_ci_low", "score_ci_high", "elo", "elo_ci_low", "elo_ci_high"]
+                  "points_ci_high", "score", "score_ci_low", "score_ci_high", "elo", "elo_ci_low", "elo_ci_high",
+                  "ess_factor", "points_ess_factor", "score_ess_factor"]
 
 
 def elo(score):
@@ -69,20 +77,67 @@ def ratings(games: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
     deal played with the candidate in one seat; seats are pooled.
     """
     rows = []
+    mean_covs = games.attrs.get("control_mean_cov", {})
     for policy, rows_p in games.groupby("policy", sort=False, observed=True):
         n = len(rows_p)
         wins = float(rows_p["win"].sum())
         w_low, w_high = wilson(wins, n)
+        w_mean, w_ess = wins / n, 1.0
         p_mean, p_low, p_high = _mean_ci(rows_p["points"].to_numpy(float))
         s_mean, s_low, s_high = _mean_ci(rows_p["score"].to_numpy(float))
-        rows.append((str(policy), n, wins / n, float(w_low), float(w_high), p_mean, p_low, p_high,
+        p_ess = s_ess = 1.0
+        adjusted = _adjusted(rows_p, ("win", "points", "score"), mean_covs.get(str(policy)))
+        if adjusted:
+            if adjusted["win"] is not None:
+                (w_mean, w_low, w_high), w_ess = adjusted["win"]
+            if adjusted["points"] is not None:
+                (p_mean, p_low, p_high), p_ess = adjusted["points"]
+            if adjusted["score"] is not None:
+                (s_mean, s_low, s_high), s_ess = adjusted["score"]
+        rows.append((str(policy), n, w_mean, float(w_low), float(w_high), p_mean, p_low, p_high,
                      s_mean, s_low, s_high, float(elo(s_mean)), float(elo(max(s_low, 0.0))),
-                     float(elo(min(s_high, 1.0)))))
+                     float(elo(min(s_high, 1.0))), w_ess, p_ess, s_ess))
     table = pd.DataFrame(rows, columns=RATING_COLUMNS)
     relative = relative_skill(games, seed)
     if relative is not None:
         table = table.merge(relative, on="policy", how="left")
     return table.sort_values("elo", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def control_columns(rows: pd.DataFrame) -> list[str]:
+    """The control-feature columns present (all finite) in these ladder rows, in order."""
+    from cardsim.simcore.study.ladder import CONTROL_PREFIX
+
+    names = [c for c in rows.columns if c.startswith(CONTROL_PREFIX) and c != "control_fold"]
+    names.sort(key=lambda c: int(c[len(CONTROL_PREFIX):]))
+    return [c for c in names if np.isfinite(rows[c].to_numpy(float)).all()]
+
+
+def _adjusted(rows: pd.DataFrame, measures, mean_cov=None, values=None) -> dict | None:
+    """Cross-fitted control-variate estimates of each measure's mean over ``rows``:
+    ``{measure: ((value, low, high), ess_factor) or None}`` (None: not adjusted: too few
+    rows or no gain); None when variance reduction is off or the rows carry no control.
+    ``values``: the per-row values of each measure, when not ``rows[measure]``."""
+    from cardsim.analysis.variance import cross_fitted, enabled
+
+    columns = control_columns(rows) if enabled() and "control_fold" in rows else []
+    if not columns:
+        return None
+    x = rows[columns].to_numpy(float)
+    fold = rows["control_fold"].to_numpy(np.int64)
+    cov = None
+    if mean_cov is not None and np.shape(mean_cov) == (len(columns), len(columns)):
+        cov = np.asarray(mean_cov, float)
+    out = {}
+    for measure in measures:
+        y = rows[measure].to_numpy(float) if values is None else np.asarray(values[measure], float)
+        fit = cross_fitted(y, x, fold, mean_cov=cov, force=False)
+        if fit.adjusted and fit.ess_factor >= 1.0:  # as the play summaries: never a wider interval
+            low, high = fit.interval(Z95)
+            out[measure] = ((float(fit.value), float(low), float(high)), float(fit.ess_factor))
+        else:
+            out[measure] = None
+    return out
 
 
 def budget_of(policy: str) -> int | None:
@@ -94,14 +149,20 @@ def budget_of(policy: str) -> int | None:
 def paired_gain(games: pd.DataFrame, policy: str, baseline: str) -> pd.DataFrame:
     """``policy`` minus ``baseline`` on the same deals and seats (duplicate format): one row per
     measure (``win``, ``points``, ``score``) with ``n`` (deal-seat pairs), ``gain`` and its 95%
-    interval from the paired differences. ``games``: ladder rows (:func:`ratings`) holding both."""
+    interval from the paired differences (adjusted by the deal's controls as :func:`ratings`
+    when the rows carry them; ``ess_factor``). ``games``: ladder rows (:func:`ratings`) holding both."""
     a = games[games["policy"] == policy].set_index(["seat", "game"]).sort_index()
     b = games[games["policy"] == baseline].set_index(["seat", "game"]).sort_index()
     if len(a) == 0 or not a.index.equals(b.index):
         raise ValueError(f"{policy} and {baseline} were not played on the same deals and seats")
     rows = []
-    for measure in ("win", "points", "score"):
-        d = a[measure].to_numpy(float) - b[measure].to_numpy(float)
+    diffs = {m: a[m].to_numpy(float) - b[m].to_numpy(float) for m in ("win", "points", "score")}
+    adjusted = _adjusted(a.reset_index(), diffs, games.attrs.get("control_mean_cov", {}).get(str(policy)),
+                         values=diffs) or {}
+    for measure, d in diffs.items():
         mean, low, high = _mean_ci(d)
-        rows.append((measure, len(d), mean, low, high))
-    return pd.DataFrame(rows, columns=["measure", "n", "gain", "ci_low", "ci_high"])
+        ess = 1.0
+        if adjusted.get(measure) is not None:
+            (mean, low, high), ess = adjusted[measure]
+        rows.append((measure, len(d), mean, low, high, ess))
+    return pd.DataFrame(rows, columns=["measure", "n", "gain", "ci_low", "ci_high", "ess_factor"])

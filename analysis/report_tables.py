@@ -76,7 +76,8 @@ def _number(value, decimals: int | None, signed: bool = False) -> str:
 
 
 #: Columns printed after the answers (what a reader needs less than the estimates).
-LATE_COLUMNS = ("count", "n", "games", "deals", "unit", "ess_factor", "round_out", "pareto", "reason", "note")
+LATE_COLUMNS = ("count", "n", "games", "deals", "unit", "ess_factor", "points_ess_factor", "score_ess_factor",
+                "round_out", "pareto", "reason", "note")
 
 
 #: The order of the answer columns: a rating, then a difference, then the rest as they come.
@@ -166,7 +167,7 @@ def display_table(frame: pd.DataFrame) -> tuple[list[str], list[list[str]], list
             elif kind == "value":
                 prefix = interval_of[key]
                 row.append(_number(record[key], decimals[prefix], key in SIGNED_COLUMNS or key == "elo" or elo_row))
-            elif key == "ess_factor":  # as the command line prints it
+            elif str(key).endswith("ess_factor"):  # as the command line prints it
                 row.append(_number(record[key], 2))
             else:
                 row.append(_cell(record[key]))

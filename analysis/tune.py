@@ -66,7 +66,8 @@ def estimates(config, states, weights: np.ndarray) -> dict[str, np.ndarray]:
 def candidate_table(config, states) -> pd.DataFrame:
     """One row per candidate, best first: its switch values, status, the round it left the
     race and why, deals played, each objective and constraint with its 95% interval over
-    its own deals (as in the balance card), and ``pareto`` (survivors no other survivor
+    its own deals (as in the balance card) and its ``NAME_ess_factor`` (1: not adjusted by
+    the deal's controls), and ``pareto`` (survivors no other survivor
     beats on every objective, by estimate)."""
     from cardsim.simcore.study.tune import _name, candidate_play
 
@@ -80,7 +81,8 @@ def candidate_table(config, states) -> pd.DataFrame:
                "round_out": s.round_out if s.round_out is not None else -1, "deals": s.deals, "reason": s.reason}
         for name in names:  # each figure's own interval, as the balance card gives it
             low, high = figure_interval(values[name])
-            row.update({name: float(values[name].values[0]), f"{name}_ci_low": low, f"{name}_ci_high": high})
+            row.update({name: float(values[name].values[0]), f"{name}_ci_low": low, f"{name}_ci_high": high,
+                        f"{name}_ess_factor": float(values[name].ess_factor)})
         rows.append(row)
     table = pd.DataFrame(rows)
     first = config.objectives[0]

@@ -513,6 +513,71 @@ def deal_control(meta: dict) -> Optional[DealControl]:
     return control
 
 
+def table_control(game: str, rules: dict, options: dict, seed: int, n: int,
+                  policies) -> Optional[DealControl]:
+    """The control of one table of a study (a ladder's or a balance card's play run of games
+    ``0 .. n-1`` of ``seed`` with ``policies`` at the seats; ``options``: the study's other
+    play options): as :func:`deal_control` for that play run, or None when variance
+    reduction is off or the game has no control."""
+    meta = {"task": "play", "game": game, "rules": dict(rules), "seed": int(seed), "n": int(n),
+            "options": {**dict(options), "policies": [str(p) for p in policies]}}
+    return deal_control(meta)
+
+
+def seat_view(per_seat: np.ndarray, seat: int) -> np.ndarray:
+    """``(games, players*k)`` features seen from ``seat`` (own seat first, then the next seats
+    in play order) of per-seat features ``(games, players, k)``, as :meth:`DealControl.features`."""
+    players = per_seat.shape[1]
+    order = [(seat + j) % players for j in range(players)]
+    return per_seat[:, order, :].reshape(len(per_seat), -1)
+
+
+def pooled_cov(mean_cov: Optional[np.ndarray], players: int, k: int, seats) -> Optional[np.ndarray]:
+    """The covariance of the expectation's error for features averaged (or rows pooled)
+    over ``seats``, each seat's features in its own order (:func:`seat_view`): ``M C M'``
+    with ``M`` the mean of the seats' reorderings of the seat-major ``C = mean_cov``; one
+    seat gives :meth:`DealControl.cov_from`. None when the expectation is exact."""
+    if mean_cov is None:
+        return None
+    seats = list(seats)
+    width = players * k
+    mix = np.zeros((width, width))
+    for seat in seats:
+        order = np.array([(seat + j) % players for j in range(players)])
+        idx = (order[:, None] * k + np.arange(k)).reshape(-1)
+        mix[np.arange(width), idx] += 1.0 / len(seats)
+    return mix @ np.asarray(mean_cov, float) @ mix.T
+
+
+def pooled_mean_cov(control: DealControl, seats) -> Optional[np.ndarray]:
+    """:func:`pooled_cov` of a control's expectation error."""
+    return pooled_cov(control.mean_cov, control.players, control.k, seats)
+
+
+def adjusted_values(y, x, fold, folds: int = FOLDS, mean_cov=None) -> tuple[np.ndarray, Adjusted, np.ndarray]:
+    """Per-game cross-fitted adjusted values ``z`` (each fold adjusted with the ``beta``
+    fitted on the other folds, :class:`ControlFit`, so no game is adjusted by a fit that saw
+    it), the :class:`Adjusted` summary of their mean (:func:`cross_fitted`) and the folds'
+    ``beta`` averaged by fold size (what the mean of ``z`` subtracts per unit of error in
+    the features' expectation). When the cell is too small to adjust (or does not vary),
+    ``z`` is ``y`` and ``beta`` zero. A weighted mean of ``z`` (a bootstrap over games) is an
+    adjusted estimate with the same expectation."""
+    y = np.asarray(y, float)
+    x = np.asarray(x, float).reshape(len(y), -1)
+    fold = np.asarray(fold, np.int64) % folds
+    summary = cross_fitted(y, x, fold, folds, mean_cov, force=False)
+    beta = np.zeros(x.shape[1])
+    if not summary.adjusted:
+        return y.copy(), summary, beta
+    z = np.empty_like(y)
+    for f in np.unique(fold):
+        pick = fold == f
+        fit = fit_values(y[~pick], x[~pick], fold[~pick])
+        z[pick] = fit.adjust(y[pick], x[pick], fold[pick])
+        beta += fit.beta * (pick.sum() / len(y))
+    return z, summary, beta
+
+
 _SEAT = re.compile(r"_seat_(\d+)$")
 
 

@@ -106,14 +106,17 @@ def print_ladder(table, as_json: bool) -> None:
     from cardsim.simcore.framework.spec import policy_label
 
     relative = "relative_skill" in table.columns  # random and an oracle among the candidates
+    ess = "ess_factor" in table.columns
     w = numbers.with_interval
     rows = [(policy_label(r.policy), f"{r.games:,}", w(r.win_rate, r.win_ci_low, r.win_ci_high),
              w(r.points, r.points_ci_low, r.points_ci_high), w(r.score, r.score_ci_low, r.score_ci_high),
              w(r.elo, r.elo_ci_low, r.elo_ci_high, elo=True),
-             *((w(r.relative_skill, r.relative_skill_ci_low, r.relative_skill_ci_high),) if relative else ()))
+             *((w(r.relative_skill, r.relative_skill_ci_low, r.relative_skill_ci_high),) if relative else ()),
+             *((f"{r.ess_factor:.2f}",) if ess else ()))
             for r in table.itertuples(index=False)]
     print_plain_table(("policy", "games", "win rate [95% CI]", "points [95% CI]", "score vs field",
-                       "rating (Elo) [95% CI]", *(("relative skill (random 0, oracle 1)",) if relative else ())),
+                       "rating (Elo) [95% CI]", *(("relative skill (random 0, oracle 1)",) if relative else ()),
+                       *(("ess",) if ess else ())),
                       rows, right=(1,))
 
 
@@ -190,13 +193,26 @@ def print_balance(table, as_json: bool) -> None:
         is_difference = glance["rules"] == "difference"
         parts = [("at a glance, the differences (compared rules - base rules, same deals)", glance[is_difference]),
                  ("at a glance, each rule set", glance[~is_difference]), ("every figure", table)]
+    ess = "ess_factor" in table.columns
     for title, part in parts:
         sys.stdout.write(f"{title}:\n")
         rows = [(*((r.rules,) if compare else ()), r.metric, r.group, r.strength, f"{r.n:,}", *figure(r),
-                 r.unit, r.note) for r in part.itertuples(index=False)]
+                 *((_ess(r.ess_factor),) if ess else ()), r.unit, r.note) for r in part.itertuples(index=False)]
         print_plain_table((*(("rules",) if compare else ()), "metric", "group", "strength", "n", "value",
-                           "95% CI", "unit", "note"), rows, right=tuple(i + compare for i in (3, 4, 5)))
+                           "95% CI", *(("ess",) if ess else ()), "unit", "note"), rows,
+                          right=tuple(i + compare for i in ((3, 4, 5, 6) if ess else (3, 4, 5))))
         sys.stdout.write("\n")
+
+
+def _ess(factor) -> str:
+    """A row's effective sample-size factor as printed (blank where not adjusted)."""
+    return "" if factor != factor or factor == 1.0 else f"{factor:.2f}"
+
+
+def _ess_note(factor) -> str:
+    """`` (ess 1.23)`` after a figure a control adjusted, else nothing."""
+    text = _ess(1.0 if factor is None else factor)
+    return f" (ess {text})" if text else ""
 
 
 def print_tune(table, meta: dict, as_json: bool) -> None:
@@ -212,7 +228,7 @@ def print_tune(table, meta: dict, as_json: bool) -> None:
     rows = []
     for r in table.to_dict("records"):
         figures = [numbers.with_interval(r[n], r[n + "_ci_low"], r[n + "_ci_high"], elo=n.partition("@")[0] == "elo",
-                                         missing="n/a") for n in names]
+                                         missing="n/a") + _ess_note(r.get(n + "_ess_factor")) for n in names]
         status = r["status"] if r["status"] != "racing" else ("best" if r["rank"] == 1 else "not ruled out")
         if r.get("pareto"):
             status += ", Pareto" if len(meta["objectives"]) > 1 else ""

@@ -93,7 +93,7 @@ def balance_command(
     yes: YesOpt = False,
     quiet: QuietOpt = False,
     as_json: bool = typer.Option(False, "--json", help="print the card as JSON records: metric, group, strength, "
-                                                       "unit, n, value, ci_low, ci_high, note (+ rules)"),
+                                                       "unit, n, value, ci_low, ci_high, ess_factor, note (+ rules)"),
 ) -> None:
     """The balance card of a rule set: is it fair, how long is it, how much is luck?
 

@@ -137,7 +137,7 @@ def _report_exploit(game: str, path: Path, policy: str, seed: int, deals: int, t
           f"(seed {eval_seed}):")
     for row in table.itertuples():
         print(f"  gain in {row.measure:<6} {with_interval(row.gain, row.ci_low, row.ci_high, signed=True)}  "
-              f"(n = {row.n:,} paired deal-seats)")
+              f"(n = {row.n:,} paired deal-seats, ess {row.ess_factor:.2f})")
 
 
 def _check_feasible(game: str, n: int, cores: int) -> None:

@@ -145,7 +145,7 @@ def test_the_command_prints_every_figure_as_json(capsys):
                        "random,heuristic,oracle:4", "--json")
     assert code == 0
     records = json.loads(out)
-    assert set(records[0]) == {"metric", "group", "strength", "unit", "n", "value", "ci_low", "ci_high", "note"}
+    assert set(records[0]) == {"metric", "group", "strength", "unit", "n", "value", "ci_low", "ci_high", "ess_factor", "note"}
     metrics = {r["metric"] for r in records}
     assert {"win_rate", "seat_gap", "points", "length", "no_winner_rate", "score_vs_field", "elo", "luck_share",
             "skill_share", "residual_share", "elo_spread", "levels_60", "relative_skill"} <= metrics

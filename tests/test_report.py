@@ -128,7 +128,7 @@ def test_the_balance_card_page(tmp_path, capsys):
         < text.index("![the balance card at a glance]") < text.index("| metric |", first_table + 1)
     assert (tmp_path / "r-fig1.png").is_file()
     # the differences print as differences: signed, under that name (as an experiment's do), before the counts
-    assert "| metric | group | strength | difference | 95% CI | unit | n | note |" in text
+    assert "| metric | group | strength | difference | 95% CI | unit | n | ess | note |" in text
 
 
 def test_the_deal_report_leads_with_the_table_rates_and_groups_events(deal_run, tmp_path, capsys):

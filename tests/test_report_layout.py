@@ -80,5 +80,5 @@ def test_a_balance_comparison_leads_with_its_paired_differences(tmp_path, capsys
     assert page.index("<table") < differences < page.index("<img")  # before the figure and every other table
     assert page.index("<table", differences) > page.index("<img")
     head = re.search(r"<thead><tr>(.*?)</tr></thead>", page).group(1)
-    assert re.findall(r"<th>(.*?)</th>", head) == ["metric", "group", "strength", "difference", "95% CI", "unit", "n",
+    assert re.findall(r"<th>(.*?)</th>", head) == ["metric", "group", "strength", "difference", "95% CI", "unit", "n", "ess",
                                                    "note"]

@@ -37,6 +37,14 @@ class BalanceOutcomes:
     comebacks : mapping of str to float64[G]
         1 where the eventual winner was not leading at that point of the game, 0 where it
         was, NaN where the game has no such point (empty when the game records no progress).
+    controls : float64[G, P, k] or None
+        Each seat's own control features of the game (the deal's features and, at tables
+        with a costly seat, the heuristic twin: :func:`cardsim.analysis.variance.table_control`),
+        centred at their expectation; None when variance reduction is off or the game has none.
+    control_fold : int64[G] or None
+        The cross-fitting fold of each game (whole matches in Tiến Lên).
+    control_mean_cov : float64[P*k, P*k] or None
+        The covariance of the features' estimated expectation (seat-major; None: exact).
     """
 
     game: np.ndarray
@@ -49,3 +57,6 @@ class BalanceOutcomes:
     no_winner_group: str = "table"
     roles: Mapping[str, np.ndarray] = field(default_factory=dict)
     comebacks: Mapping[str, np.ndarray] = field(default_factory=dict)
+    controls: np.ndarray | None = None
+    control_fold: np.ndarray | None = None
+    control_mean_cov: np.ndarray | None = None

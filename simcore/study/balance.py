@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -118,10 +119,15 @@ def validate(config: BalanceConfig) -> None:
 
 
 def concat_outcomes(parts: list[BalanceOutcomes]) -> BalanceOutcomes:
-    """One record from chunks in game order (the roles and comebacks of the first)."""
+    """One record from chunks in game order (the roles and comebacks of the first; the
+    control features only when every chunk has them)."""
     first = parts[0]
     join = np.concatenate
+    controlled = all(p.controls is not None for p in parts)
     return BalanceOutcomes(
+        controls=join([p.controls for p in parts]) if controlled else None,
+        control_fold=join([p.control_fold for p in parts]) if controlled else None,
+        control_mean_cov=first.control_mean_cov if controlled else None,
         game=join([p.game for p in parts]), win=join([p.win for p in parts]), points=join([p.points for p in parts]),
         length=join([p.length for p in parts]), no_winner=join([p.no_winner for p in parts]),
         length_unit=first.length_unit, points_lower_is_better=first.points_lower_is_better,
@@ -153,6 +159,21 @@ def chunk_outcomes(spec, run, chunk_id: int, rules, progress: bool = True
     return tables, outcomes
 
 
+def with_controls(outcomes: BalanceOutcomes, control, table: pd.DataFrame) -> BalanceOutcomes:
+    """``outcomes`` with the control features of its games (``control``: a
+    :class:`cardsim.analysis.variance.DealControl` or None; ``table``: the chunk's per-game
+    play table, in the outcomes' game order)."""
+    import dataclasses
+
+    if control is None:
+        return outcomes
+    if not np.array_equal(table["game"].to_numpy(np.int64), np.asarray(outcomes.game, np.int64)):
+        raise ValueError("the play table and the outcomes list different games")
+    return dataclasses.replace(outcomes, controls=np.asarray(control.seat_features(table), float),
+                               control_fold=control.folds(table).astype(np.int64),
+                               control_mean_cov=control.mean_cov)
+
+
 def _comebacks(spec, run, chunk_id: int, rules) -> dict[str, np.ndarray]:
     """``balance_progress`` of one chunk; NaN (unknown) for a table with an outside seat,
     whose games the move-log replay cannot play again."""
@@ -179,6 +200,10 @@ def _save_outcomes(folder, name: str, outcomes: BalanceOutcomes) -> None:
               "no_winner": outcomes.no_winner}
     arrays.update({f"role {k}": v for k, v in outcomes.roles.items()})
     arrays.update({f"comeback {k}": v for k, v in outcomes.comebacks.items()})
+    if outcomes.controls is not None:
+        arrays.update(controls=outcomes.controls, control_fold=outcomes.control_fold)
+        if outcomes.control_mean_cov is not None:
+            arrays["control_mean_cov"] = outcomes.control_mean_cov
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     tmp = folder / f".{name}.npz.tmp"
@@ -215,7 +240,9 @@ def _saved_outcomes(folder, name: str) -> BalanceOutcomes | None:
             points_lower_is_better=bool(done["points_lower_is_better"]),
             no_winner_group=str(done["no_winner_group"]),
             roles={k[5:]: v for k, v in arrays.items() if k.startswith("role ")},
-            comebacks={k[9:]: v for k, v in arrays.items() if k.startswith("comeback ")})
+            comebacks={k[9:]: v for k, v in arrays.items() if k.startswith("comeback ")},
+            controls=arrays.get("controls"), control_fold=arrays.get("control_fold"),
+            control_mean_cov=arrays.get("control_mean_cov"))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -229,6 +256,7 @@ def play_balance(config: BalanceConfig, on_step: Callable[[int, int], None] | No
     of the same card is read instead of played; the games depend only on the seed and the
     game index, so the card is the same either way. ``cache_key`` tells apart the cards of
     one command (the base and the compared rule set)."""
+    from cardsim.analysis.variance import table_control
     from cardsim.simcore.run.runner import RunConfig
 
     validate(config)
@@ -241,8 +269,9 @@ def play_balance(config: BalanceConfig, on_step: Callable[[int, int], None] | No
         task.check_chunk_size(chunk, options)
         run = RunConfig(game=config.game, task="play", rules=config.rules, n=config.n, seed=config.seed,
                         chunk_size=chunk, options=options)
-        plans.append((strength, rotation, run))
-    total = sum(run.n_chunks for _, _, run in plans)
+        plans.append((strength, rotation, run, table_control(config.game, config.rules.to_dict(), config.options,
+                                                             config.seed, config.n, seats)))
+    total = sum(run.n_chunks for _, _, run, _ in plans)
     done = 0
     alone: dict[str, BalanceOutcomes] = {}
     rotations: dict[str, list[BalanceOutcomes]] = {}
@@ -255,13 +284,14 @@ def play_balance(config: BalanceConfig, on_step: Callable[[int, int], None] | No
         cache = Path(cache) / f"card{cache_key}"
         refuse_link(cache, "a folder of the saved balance card")
         cache.mkdir(parents=True, exist_ok=True)
-    for table_no, (strength, rotation, run) in enumerate(plans):
+    for table_no, (strength, rotation, run, control) in enumerate(plans):
         parts = []
         for chunk_id in range(run.n_chunks):
             name = f"{table_no}.{chunk_id}"
             saved = _saved_outcomes(cache, name) if cache is not None else None
             if saved is None:
-                saved = chunk_outcomes(spec, run, chunk_id, config.rules, progress=rotation < 0)[1]
+                tables, saved = chunk_outcomes(spec, run, chunk_id, config.rules, progress=rotation < 0)
+                saved = with_controls(saved, control, tables[spec.metric_spec("play").table])
                 if cache is not None:
                     _save_outcomes(cache, name, saved)
             parts.append(saved)
@@ -284,7 +314,9 @@ def to_frames(play: BalancePlay) -> tuple[pd.DataFrame, pd.DataFrame]:
 
     ``seats``: one row per (strength, rotation, game, seat): ``win``, ``points`` and a
     ``role:NAME`` column per role. ``games``: one row per (strength, rotation, game):
-    ``length``, ``no_winner`` and a ``comeback:NAME`` column per comeback. Rotation -1
+    ``length``, ``no_winner`` and a ``comeback:NAME`` column per comeback; with control
+    features (variance reduction), ``control:J`` per seat and ``control_fold``,
+    ``control_mean_cov`` (JSON, empty when exact) per game. Rotation -1
     is the strength alone at the table; ``against`` is the policy of the other seats
     (the field, or the other strength of a pair table).
     """
@@ -300,11 +332,16 @@ def to_frames(play: BalancePlay) -> tuple[pd.DataFrame, pd.DataFrame]:
                  "seat": np.tile(np.arange(players, dtype=np.int8), g), "win": o.win.ravel(),
                  "points": o.points.ravel()}
         seats.update({f"role:{k}": v.ravel() for k, v in o.roles.items()})
+        if o.controls is not None:  # each seat's own features
+            seats.update({f"control:{j}": o.controls[:, :, j].ravel() for j in range(o.controls.shape[2])})
         seat_frames.append(pd.DataFrame(seats))
         games = {"strength": strength, "against": against, "rotation": np.int8(rotation), "game": o.game,
                  "length": o.length,
                  "no_winner": o.no_winner}
         games.update({f"comeback:{k}": v for k, v in o.comebacks.items()})
+        if o.controls is not None:  # the expectation's covariance: one text, repeated (dictionary-encoded)
+            cov = "" if o.control_mean_cov is None else json.dumps(np.asarray(o.control_mean_cov).tolist())
+            games.update(control_fold=o.control_fold, control_mean_cov=[cov] * len(o.game))
         game_frames.append(pd.DataFrame(games))
     return pd.concat(seat_frames, ignore_index=True), pd.concat(game_frames, ignore_index=True)
 
@@ -336,6 +373,14 @@ def from_frames(config: BalanceConfig, seats: pd.DataFrame, games: pd.DataFrame,
             points_lower_is_better=points_lower_is_better, no_winner_group=no_winner_group,
             roles={c[len("role:"):]: grid(c).astype(bool) for c in role_cols},
             comebacks={c[len("comeback:"):]: rows[c].to_numpy(float) for c in comeback_cols})
+        controls = sorted((c for c in s.columns if c.startswith("control:")), key=lambda c: int(c[len("control:"):]))
+        controls = [c for c in controls if len(s) and s[c].notna().all()]  # this table's (others may have more)
+        if controls and "control_fold" in rows and rows["control_fold"].notna().all():
+            cov = str(rows["control_mean_cov"].iloc[0]) if "control_mean_cov" in rows else ""
+            record = dataclasses.replace(
+                record, controls=np.stack([grid(c).astype(float) for c in controls], axis=2),
+                control_fold=rows["control_fold"].to_numpy(np.int64),
+                control_mean_cov=np.asarray(json.loads(cov), float) if cov else None)
         if rotation < 0:
             alone[str(strength)] = record
         elif against == config.field:

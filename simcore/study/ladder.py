@@ -8,6 +8,11 @@ a deal's difficulty cancels out of the comparison. Per game the candidate gets a
 count one half); ranking is by the game's win, then its points (penalty points,
 fewer is better, in the rummy games). Ratings from those scores are computed on the
 pandas side (:mod:`cardsim.analysis.ladder`).
+
+Each row also carries the deal's control features as the candidate's seat sees them
+(``control_0 ..``, centred at their expectation, and ``control_fold``; see
+:func:`cardsim.analysis.variance.table_control`): the ratings adjust each candidate's
+win rate, points and score with them, cross-fitted, unless variance reduction is off.
 """
 from __future__ import annotations
 
@@ -21,6 +26,8 @@ from cardsim.simcore.framework.config import ConfigError
 from cardsim.simcore.framework.registry import get_spec
 
 GAME_COLUMNS = ["policy", "seat", "game", "win", "points", "score"]
+#: Prefix of the control-feature columns of a ladder's games (and their fold: ``control_fold``).
+CONTROL_PREFIX = "control_"
 
 
 @dataclass(frozen=True)
@@ -95,6 +102,7 @@ def play_ladder(config: LadderConfig, on_step: Callable[[int, int], None] | None
 
     ``points`` are the candidate seat's points (penalties in the rummy games).
     """
+    from cardsim.analysis.variance import pooled_mean_cov, table_control
     from cardsim.simcore.run.runner import RunConfig
 
     validate(config)
@@ -103,6 +111,7 @@ def play_ladder(config: LadderConfig, on_step: Callable[[int, int], None] | None
     metric = spec.metric_spec("play")
     players = config.rules.players
     frames = []
+    mean_covs: dict[str, np.ndarray] = {}  # per candidate: the error of its pooled features' expectation
     steps = [(p, s) for p in config.policies for s in range(players)]
     for step, (policy, seat) in enumerate(steps):
         options = _seat_options(config, policy, seat)
@@ -110,19 +119,33 @@ def play_ladder(config: LadderConfig, on_step: Callable[[int, int], None] | None
         task.check_chunk_size(chunk, options)
         run = RunConfig(game=config.game, task="play", rules=config.rules, n=config.n, seed=config.seed,
                         chunk_size=chunk, options=options)
+        control = table_control(config.game, config.rules.to_dict(), config.options, config.seed, config.n,
+                                seat_policies(config, policy, seat))
+        if control is not None and control.mean_cov is not None:
+            mean_covs[policy] = pooled_mean_cov(control, range(players))
         for chunk_id in range(run.n_chunks):
             table = task.run_chunk(run, chunk_id)[metric.table].to_pandas()
             table = table.sort_values("game").reset_index(drop=True)
             metrics = metric.function(table)
             win = np.stack([metrics[f"win_seat_{s}"].to_numpy(float) for s in range(players)], axis=1)
             points = np.stack([metrics[f"points_seat_{s}"].to_numpy(float) for s in range(players)], axis=1)
-            frames.append(pd.DataFrame({
+            frame = pd.DataFrame({
                 "policy": policy, "seat": np.int8(seat), "game": table["game"].to_numpy(np.int64),
                 "win": win[:, seat], "points": points[:, seat],
                 "score": score_against_field(win, points, seat, metric.points_lower_is_better),
-            }))
+            })
+            if control is not None:  # the deal as this seat sees it (own features first)
+                x = control.features(table, seat)
+                frame["control_fold"] = control.folds(table)
+                for j in range(x.shape[1]):
+                    frame[f"{CONTROL_PREFIX}{j}"] = x[:, j]
+            frames.append(frame)
         if on_step is not None:
             on_step(step + 1, len(steps))
     out = pd.concat(frames, ignore_index=True)
     out["policy"] = pd.Categorical(out["policy"], categories=list(dict.fromkeys(config.policies)))
-    return out[GAME_COLUMNS]
+    controls = sorted((c for c in out.columns if c.startswith(CONTROL_PREFIX) and c != "control_fold"),
+                      key=lambda c: int(c[len(CONTROL_PREFIX):]))
+    out = out[GAME_COLUMNS + (["control_fold", *controls] if controls else [])]
+    out.attrs["control_mean_cov"] = mean_covs  # read by :func:`cardsim.analysis.ladder.ratings`
+    return out

@@ -195,7 +195,9 @@ class CandidateState:
 
 def play_block(config: TuneConfig, state: CandidateState, start: int, stop: int, deals_max: int) -> int:
     """Play games ``start .. stop-1`` of every table of one candidate; the games played."""
+    from cardsim.analysis.variance import table_control
     from cardsim.simcore.run.runner import RunConfig
+    from cardsim.simcore.study.balance import with_controls
 
     spec = get_spec(config.game)
     task = spec.play
@@ -205,6 +207,7 @@ def play_block(config: TuneConfig, state: CandidateState, start: int, stop: int,
     played = 0
     for strength, rotation, seats in bconfig.tables():
         options = table_options(bconfig, seats)
+        control = table_control(config.game, state.rules.to_dict(), bconfig.options, config.seed, deals_max, seats)
         run = RunConfig(game=config.game, task="play", rules=state.rules, n=deals_max, seed=config.seed,
                         chunk_size=config.batch, options=options)
         for chunk_id in range(start // config.batch, -(-stop // config.batch)):
@@ -214,6 +217,7 @@ def play_block(config: TuneConfig, state: CandidateState, start: int, stop: int,
             if spec.balance_progress and rotation < 0:  # comebacks from move logs, replayed (the cache keeps tables)
                 outcomes = dataclasses.replace(outcomes, comebacks=resolve_ref(spec.balance_progress)(
                     run, chunk_id, state.rules))
+            outcomes = with_controls(outcomes, control, tables[metric.table])  # variance reduction (or None)
             state.parts.setdefault((strength, rotation), []).append(outcomes)
             if (strength, rotation) == (config.policies[0], -1):
                 state.metric_parts.append(metric.function(tables[metric.table]).reset_index(drop=True))
