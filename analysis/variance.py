@@ -30,8 +30,9 @@ Technique for Agent Evaluation in Imperfect Information Games"): one chance even
 deal) corrected with a value function of the dealt hands that is fitted out of fold.
 For runs with costly seats (search, outside seats) a stronger value is used as well: the
 outcome of the *heuristic twin*, the same game (same deal, same stock) played by the
-heuristic in every seat (:func:`twin_control`). The per-draw corrections of AIVAT are
-not built.
+heuristic in every seat (:func:`twin_control`). In Tứ Sắc the draws are corrected too
+(:func:`tusac_draw_control`: per stock draw, a fixed value of the drawn card minus its mean
+over the stock, AIVAT's later chance events); Loba's and Continental's draws are not.
 """
 from __future__ import annotations
 
@@ -371,7 +372,31 @@ def tusac_control(rules: dict, options: dict) -> Optional[DealControl]:
     return DealControl("tusac: triples, quadruples dealt", players, 2, seat_features, mean_cov=cov)
 
 
+def tusac_draw_control(rules: dict, options: dict) -> Optional[DealControl]:
+    """Tứ Sắc's luck of the draws (:mod:`cardsim.simcore.tusac.luck`): per seat the sums over
+    the game's stock draws of a fixed value of the drawn card minus its mean over the stock
+    (``draw_luck_NAME_s``; the play kernel records them at tables with a search seat). Each
+    term has expectation exactly 0 given the game before the draw, so the means are exact
+    (0). A table without the columns (no search seat) gets zeros: no adjustment."""
+    from cardsim.simcore.tusac.luck import LUCK_NAMES
+
+    players = int(rules["players"])
+
+    def seat_features(frame: pd.DataFrame) -> np.ndarray:
+        out = np.zeros((len(frame), players, len(LUCK_NAMES)))
+        for s in range(players):
+            for j, name in enumerate(LUCK_NAMES):
+                column = f"draw_luck_{name}_{s}"
+                if column in frame:
+                    out[:, s, j] = frame[column].to_numpy(float)
+        return out
+
+    return DealControl("tusac: the draws' luck", players, len(LUCK_NAMES), seat_features)
+
+
 CONTROLS = {"tienlen": tienlen_control, "tusac": tusac_control, "bigtwo": bigtwo_control}
+#: Per-draw controls (AIVAT's chance events after the deal), used at tables with a costly seat.
+DRAW_CONTROLS = {"tusac": tusac_draw_control}
 
 
 # --------------------------------------------------------------------------- the heuristic twin
@@ -509,6 +534,9 @@ def deal_control(meta: dict) -> Optional[DealControl]:
     control = None if make is None else make(meta["rules"], meta.get("options", {}))
     # below MIN_VALUES games no cell is adjusted: the twin would be played for nothing
     if costly(meta.get("options", {}).get("policies", [])) and int(meta.get("n", 0)) >= MIN_VALUES:
+        draws = DRAW_CONTROLS.get(str(meta.get("game")))
+        if draws is not None:
+            control = combine(control, draws(meta["rules"], meta.get("options", {})))
         control = combine(control, twin_control(meta))
     return control
 

@@ -36,6 +36,7 @@ from cardsim.simcore.tusac.deal import BASE_DECK, deal_into
 from cardsim.simcore.tusac.log import (LOG_CLAIM, LOG_DEAL, LOG_DISCARD, LOG_DRAW, LOG_END, LOG_MELD,
                                        LOG_MULLIGAN, LOG_NODISCARD, LOG_PASS, LOG_QUAD, LOG_TAKE, LOG_WIN,
                                        TAKE_DRAW, TAKE_EAT, TAKE_STEAL, pack_counts, rev_code)
+from cardsim.simcore.tusac.luck import add_draw_luck
 from cardsim.simcore.tusac.melds import part_state
 from cardsim.simcore.tusac.policies import DEC_DISCARD, DEC_TAKE, POL_SEARCH, choose, count_discards
 from cardsim.simcore.tusac.rules import P_DEAD, P_LOCK, P_MULL, P_PLAYERS
@@ -239,7 +240,7 @@ def pending_decision(prm, cur, hands, locked, okind, opts, orev):
 
 @njit(cache=True)
 def advance(prm, pol, forced, stop_search, stop_after_claim, cur, deck, hands, table, discards, locked, exp_pts,
-            exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log, log_on, wts):
+            exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log, log_on, wts, luck):
     """Play from the cursor until the game ends; returns ``(game RNG state, stopped)``.
 
     ``forced``: the choice of the first decision met (an option index or -1 to decline for
@@ -247,7 +248,8 @@ def advance(prm, pol, forced, stop_search, stop_after_claim, cur, deck, hands, t
     True) before a decision of a ``search`` seat with two or more choices, the cursor on
     it. ``stop_after_claim``: stop once the claims on the exposed card are resolved (for
     :func:`.probes.claim_case`). ``wts``: the ``learned`` seats' weights (float64[players,
-    N_FEATURES]) or None when no seat is learned.
+    N_FEATURES]) or None when no seat is learned. ``luck``: float64[P, N_LUCK] to which each
+    draw adds its luck (:func:`.luck.add_draw_luck`), or None (numba leaves it out).
     """
     P = prm[P_PLAYERS]
     dead = prm[P_DEAD]
@@ -277,6 +279,9 @@ def advance(prm, pol, forced, stop_search, stop_after_claim, cur, deck, hands, t
             state, r = randbelow(state, n_stock)
             pos = stock_lo + r
             drawn = deck[pos]
+            if luck is not None:  # before the draw: the stock still holds the drawn card
+                add_draw_luck(luck, prm, hands, locked, exp_pts, deck, stock_lo, n_stock, np.int64(drawn), who,
+                              trash_tab, score_tab, win_tab)
             deck[pos] = deck[stock_lo + n_stock - 1]
             deck[stock_lo + n_stock - 1] = drawn
             n_stock -= 1

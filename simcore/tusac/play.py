@@ -54,7 +54,9 @@ winner's final hand: table + winning meld + hidden decomposition), ``turns`` int
 ``claim_ties`` int8 (seats that could also have won on the winning card but came
 later in claim order; 0 = no tie); per seat ``s``: ``points_s`` int16, ``steals_win_s``,
 ``steals_quad_s``, ``steals_triple_s`` int16 (out-of-turn claims), ``dealt_triples_s``,
-``dealt_quads_s`` int8 (types held exactly 3 / 4 times in the played deal).
+``dealt_quads_s`` int8 (types held exactly 3 / 4 times in the played deal). A table with
+a search seat also gets ``draw_luck_NAME_s`` float64 for NAME in
+:data:`.luck.LUCK_NAMES` (the draws' luck for seat ``s``; expectation exactly 0).
 """
 from __future__ import annotations
 
@@ -72,6 +74,7 @@ from cardsim.simcore.tusac.deal import BASE_DECK, deal_plan
 from cardsim.simcore.tusac.engine import (C_WHO, M_MULL, META_DTYPES, META_NAMES, N_CUR, N_META, N_SEAT,
                                           NO_FORCE, SEAT_DTYPES, SEAT_NAMES, advance, finish_game, start_game)
 from cardsim.simcore.tusac.log import LOG_CAP
+from cardsim.simcore.tusac.luck import LUCK_NAMES, N_LUCK
 from cardsim.simcore.tusac.melds import kind_tables, meld_tables
 from cardsim.simcore.tusac.policies import N_FEATURES, POL_LEARNED, POL_SEARCH, POLICIES
 from cardsim.simcore.tusac.rules import P_PLAYERS, TuSacRules, kernel_params
@@ -84,10 +87,13 @@ FIN_ROWS = 10
 @njit(cache=True)
 def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab, kind_tab, wts,
               model, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, okind, opts, orev, meta, seat, log,
-              log_on, fin):
-    """Play game ``index``; fill ``meta[N_META]``, ``seat[N_SEAT, P]``; returns log rows used."""
+              log_on, fin, luck):
+    """Play game ``index``; fill ``meta[N_META]``, ``seat[N_SEAT, P]`` and, unless None,
+    ``luck[P, N_LUCK]`` (the draws' luck, :mod:`.luck`); returns log rows used."""
     for f in range(N_META):
         meta[f] = 0
+    if luck is not None:
+        luck[:] = 0.0
     state, mull = start_game(seed, index, prm, g_sizes, g_products, cur, deck, hands, table, discards, locked,
                              exp_pts, exp_kinds, seat, log, log_on)
     meta[M_MULL] = mull
@@ -99,7 +105,7 @@ def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, sc
     while True:
         state, stopped = advance(prm, pol, forced, True, False, cur, deck, hands, table, discards, locked, exp_pts,
                                  exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log,
-                                 log_on, wts)
+                                 log_on, wts, luck)
         if not stopped:
             break
         if budgets is None:
@@ -115,7 +121,7 @@ def play_game(seed, index, prm, pol, budgets, g_sizes, g_products, trash_tab, sc
 
 @njit(cache=True, nogil=True)
 def _play_block(seed, start, count, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
-                kind_tab, wts, model, meta, seat, log, nlog, fin, log_on):
+                kind_tab, wts, model, meta, seat, log, nlog, fin, log_on, luck):
     cur = np.zeros(N_CUR, np.int64)
     deck = BASE_DECK.copy()
     hands = np.zeros((4, N_TYPES), np.int8)
@@ -129,16 +135,21 @@ def _play_block(seed, start, count, prm, pol, budgets, g_sizes, g_products, tras
     orev = np.zeros((MAX_OPTS, 3), np.int64)
     for j in range(count):
         li = j if log_on else 0
-        nl = play_game(seed, start + j, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
-                       kind_tab, wts, model, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, okind, opts,
-                       orev, meta[j], seat[j], log[li], log_on, fin[li])
+        if luck is None:
+            nl = play_game(seed, start + j, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
+                           kind_tab, wts, model, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, okind,
+                           opts, orev, meta[j], seat[j], log[li], log_on, fin[li], None)
+        else:
+            nl = play_game(seed, start + j, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
+                           kind_tab, wts, model, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, okind,
+                           opts, orev, meta[j], seat[j], log[li], log_on, fin[li], luck[j])
         if log_on:
             nlog[j] = nl
 
 
 @njit(cache=True, nogil=True)
 def _play_block_unlogged(seed, start, count, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab,
-                         kind_tab, wts, model, meta, seat):
+                         kind_tab, wts, model, meta, seat, luck):
     """:func:`_play_block` without a move log, for :func:`play_chunk`'s threads. The flag is the
     literal ``False`` here, so Numba compiles the turn loop with the logging pruned, as the
     parallel kernel this replaces did (:func:`play_logged` compiles the logging variant)."""
@@ -146,7 +157,7 @@ def _play_block_unlogged(seed, start, count, prm, pol, budgets, g_sizes, g_produ
     nlog = np.zeros(1, np.int64)
     fin = np.zeros((1, FIN_ROWS, N_TYPES), np.int8)
     _play_block(seed, start, count, prm, pol, budgets, g_sizes, g_products, trash_tab, score_tab, win_tab, kind_tab,
-                wts, model, meta, seat, log, nlog, fin, False)
+                wts, model, meta, seat, log, nlog, fin, False, luck)
 
 
 # ----------------------------------------------------------------------------------
@@ -206,25 +217,35 @@ def seat_weights(codes, policies, weights=None, always=False):
 
 
 def play_chunk(seed: int, start: int, count: int, rules: TuSacRules, policies,
-               n_blocks: int | None = None, weights=None) -> dict[str, np.ndarray]:
+               n_blocks: int | None = None, weights=None, draw_luck: bool | None = None) -> dict[str, np.ndarray]:
     """Play games ``start .. start+count-1`` of run ``seed``; one row per game.
 
     ``policies``: a policy name/code for every seat or one per seat (``random``,
     ``heuristic``, ``search`` or ``search:N``, ``learned`` or ``learned:FILE``). Games run in
     parallel (:func:`.blocks.run_blocks` over ``n_blocks`` blocks); results do not depend on
     the blocks or threads. ``weights``: the ``learned`` seats' weights (see
-    :func:`seat_weights`). Columns: see the module docstring.
+    :func:`seat_weights`). ``draw_luck``: record the draws' luck columns (default: when a
+    seat searches; the games are the same either way). Columns: see the module docstring.
     """
     args = _kernel_args(rules, policies, weights)
     meta = np.zeros((count, N_META), np.int16)
     seat = np.zeros((count, N_SEAT, rules.players), np.int16)
+    # a table with a search seat also records the draws' luck (a control variate; cheap beside the search)
+    if draw_luck is None:
+        draw_luck = args[2] is not None
+    luck = np.zeros((count, rules.players, N_LUCK)) if draw_luck else None
 
     def run_block(g0: int, g1: int) -> None:
         _play_block_unlogged(np.uint64(seed), np.int64(start + g0), np.int64(g1 - g0), *args, meta[g0:g1],
-                             seat[g0:g1])
+                             seat[g0:g1], None if luck is None else luck[g0:g1])
 
     run_blocks(run_block, count, n_blocks)
-    return _columns(start, count, rules.players, meta, seat)
+    out = _columns(start, count, rules.players, meta, seat)
+    if luck is not None:
+        for f, name in enumerate(LUCK_NAMES):
+            for s in range(rules.players):
+                out[f"draw_luck_{name}_{s}"] = luck[:, s, f]
+    return out
 
 
 def play_logged(seed: int, start: int, count: int, rules: TuSacRules, policies):
@@ -238,7 +259,7 @@ def play_logged(seed: int, start: int, count: int, rules: TuSacRules, policies):
     log = np.zeros((count, LOG_CAP, LOG_WIDTH), np.int64)
     nlog = np.zeros(count, np.int64)
     fin = np.zeros((count, FIN_ROWS, N_TYPES), np.int8)
-    _play_block(np.uint64(seed), np.int64(start), np.int64(count), *args, meta, seat, log, nlog, fin, True)
+    _play_block(np.uint64(seed), np.int64(start), np.int64(count), *args, meta, seat, log, nlog, fin, True, None)
     return _columns(start, count, rules.players, meta, seat), log, nlog, fin
 
 
@@ -264,7 +285,7 @@ def _run_to_decision(seed, index, prm, pol, budgets, g_sizes, g_products, trash_
     while True:
         state, stopped = advance(prm, pol, forced, True, False, cur, deck, hands, table, discards, locked, exp_pts,
                                  exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log,
-                                 np.bool_(False), wts)
+                                 np.bool_(False), wts, None)
         if not stopped:
             return False, search_state
         if k == nth:

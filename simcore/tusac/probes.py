@@ -44,7 +44,7 @@ def claim_case_kernel(c, src, is_draw, prm, pol, state, hands, locked, exp_pts, 
     cur[C_NSTOCK] = 10
     advance(prm, pol, np.int64(NO_FORCE), np.bool_(False), np.bool_(True), cur, deck, hands, table, discards, locked,
             exp_pts, exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log, np.bool_(True),
-            None)
+            None, None)
     return cur
 
 

@@ -253,7 +253,7 @@ def search_choose(prm, budget, sstate, cur, deck, hands, table, discards, locked
             # so the stop for a search seat never fires, and the move log is off.
             advance(prm, pol, cand[k], True, False, rcur, rdeck, rhands, rtable, rdiscards, rlocked, rexp_pts,
                     rexp_kinds, rseat, okind, opts, orev, trash_tab, score_tab, win_tab, rollout_key, log, False,
-                    rwts)
+                    rwts, None)
             winner = rcur[C_WINNER]
             if winner == d:
                 util[k, w] = WIN_UTILITY + rcur[C_WSCORE] * (P - 1)

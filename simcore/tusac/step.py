@@ -64,6 +64,7 @@ from cardsim.simcore.tusac.engine import (C_CARD, C_DRAW, C_LEVEL, C_NLOG, C_NST
 from cardsim.simcore.tusac.log import (LOG_CAP, LOG_DEAL, LOG_DISCARD, LOG_MELD, LOG_MULLIGAN, LOG_QUAD, format_log,
                                        rev_types)
 from cardsim.simcore.tusac.melds import MELD_NAMES
+from cardsim.simcore.tusac.luck import LUCK_NAMES, N_LUCK
 from cardsim.simcore.tusac.play import FIN_ROWS, _columns, _kernel_args
 from cardsim.simcore.tusac.policies import DEC_DISCARD, POL_SEARCH, choose, count_discards, legal_discard
 from cardsim.simcore.tusac.rules import P_LOCK, P_PLAYERS
@@ -109,13 +110,14 @@ def _legal(prm, cur, hands, locked, okind, opts, orev, legal):
 
 @njit(cache=True)
 def _run(prm, forced, cur, deck, hands, table, discards, locked, exp_pts, exp_kinds, seat, okind, opts, orev,
-         trash_tab, score_tab, win_tab, state, log, legal):
+         trash_tab, score_tab, win_tab, state, log, legal, luck):
     """Play from the cursor (``forced``: the choice of the decision due, or ``NO_FORCE``) to
     the next decision with two or more choices; returns ``(game RNG state, seat to move or
-    -1 at the end, legal actions in legal[:n], n)``."""
+    -1 at the end, legal actions in legal[:n], n)``. ``luck``: the draws' luck, as the play
+    kernel records it at a table with a search seat (or None)."""
     state, stopped = advance(prm, _PAUSE, forced, True, False, cur, deck, hands, table, discards, locked, exp_pts,
                              exp_kinds, seat, okind, opts, orev, trash_tab, score_tab, win_tab, state, log, True,
-                             None)
+                             None, luck)
     if not stopped:
         return state, -1, 0
     d, m = _legal(prm, cur, hands, locked, okind, opts, orev, legal)
@@ -214,6 +216,8 @@ class TuSacStep(StepGame):
         self.log = np.zeros((LOG_CAP, LOG_WIDTH), np.int64)
         self.fin = np.zeros((FIN_ROWS, N_TYPES), np.int8)
         self.legal = np.zeros(NUM_ACTIONS, np.int64)
+        # the draws' luck, recorded as play_chunk records it (a table with a search seat)
+        self.luck = np.zeros((P, N_LUCK)) if self.budgets is not None else None
         self.n_legal = 0
         self._to_move = -1
         self._finished = False
@@ -304,6 +308,7 @@ class TuSacStep(StepGame):
         for k in ("cur", "deck", "hands", "table", "discards", "locked", "exp_pts", "exp_kinds", "okind", "opts",
                   "orev", "meta", "seat", "log", "fin", "legal"):
             setattr(g, k, getattr(self, k).copy())
+        g.luck = None if self.luck is None else self.luck.copy()
         g._lines = list(self._lines)
         return g
 
@@ -311,7 +316,7 @@ class TuSacStep(StepGame):
     def _go(self, forced):
         state, d, m = _run(self.prm, np.int64(forced), self.cur, self.deck, self.hands, self.table, self.discards,
                            self.locked, self.exp_pts, self.exp_kinds, self.seat, self.okind, self.opts, self.orev,
-                           self.trash_tab, self.score_tab, self.win_tab, self.state, self.log, self.legal)
+                           self.trash_tab, self.score_tab, self.win_tab, self.state, self.log, self.legal, self.luck)
         self.state = np.uint64(state)
         self._to_move = int(d)
         self.n_legal = int(m)
@@ -562,7 +567,11 @@ class TuSacStep(StepGame):
     # ------------------------------------------------------------------ the end
     def result(self) -> dict[str, Any]:
         cols = _columns(self.index, 1, self.players, self.meta[None, :], self.seat[None, :, :])
-        return {"games": {k: v[0].item() for k, v in cols.items()}}
+        row = {k: v[0].item() for k, v in cols.items()}
+        if self.luck is not None:
+            row.update({f"draw_luck_{name}_{s}": float(self.luck[s, f]) for f, name in enumerate(LUCK_NAMES)
+                        for s in range(self.players)})
+        return {"games": row}
 
     def returns(self) -> list[float]:
         return [float(self.seat[S_POINTS, s]) for s in range(self.players)]
