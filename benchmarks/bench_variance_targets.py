@@ -11,7 +11,7 @@ Targets (issue 51):
 * Tiến Lên seat win rates with every seat ``search:64``;
 * the Tứ Sắc steal effect (``steals=on`` against ``off``) with every seat ``search:64``;
 * Loba and Continental seat match-win rates with one ``search`` seat among heuristics
-  (the balance card's one-seat table; the card itself is not adjusted).
+  (the balance card's one-seat table).
 
     python benchmarks/bench_variance_targets.py [--quick]
 
