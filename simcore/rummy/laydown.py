@@ -37,7 +37,20 @@ unchanged). With the switch ``exact_close`` (issue 50) the check is exact: any s
 lay-offs and joker swaps (:func:`cardsim.simcore.rummy.laydown_close.table_closes_exact`), and
 the lay-down turn's lay-offs then follow it.
 
-The best over all choices is exact for the lay-off rules of
+Work budget (switch ``laydown_budget``, ``B``; 0 = unlimited): the search counts the choices it
+scores in step 4 and the positions of the exact close search
+(:func:`cardsim.simcore.rummy.laydown_close.close_search`). Past ``B`` positions in all, the
+remaining choices are checked for a close by the heuristic's lay-offs alone (what ``exact_close =
+off`` does); past ``B`` choices the enumeration stops and returns the best choice found so far, a
+legal lay-down (every choice scored is one) chosen by the same order among those seen, or the
+greedy solver's lay-down (``exact_laydown = off``, :func:`cardsim.simcore.rummy.melds.best_laydown`,
+its close checked likewise) when that one is better: a cut search is never worse than the greedy
+solver and keeps what it found (a close the greedy solver misses). Both are counts, never time, so
+a run's results still depend only on its seed. Ordinary hands stay far below the default (heuristic
+seats: a few thousand; the golden cases are bit-identical); hands of 40 cards with 6 jokers beside
+9 table escaleras went on for minutes without it.
+
+The best over all choices (no budget, or one not reached) is exact for the lay-off rules of
 :func:`cardsim.simcore.rummy.melds.lay_off` (tested against a brute force over all meld
 partitions in ``tests/rummy/test_rummy_laydown.py``).
 
@@ -54,7 +67,8 @@ from cardsim.simcore.primitives.bits import popcount
 from cardsim.simcore.rummy.contract import RUN, TRIO, _next_window, _rank_count
 from cardsim.simcore.rummy.laydown_close import _scratch_rows
 from cardsim.simcore.rummy.laydown_lengthen import _finish
-from cardsim.simcore.rummy.laydown_score import _left
+from cardsim.simcore.rummy.laydown_score import _consider_greedy, _left, _spent
+from cardsim.simcore.rummy.melds import best_laydown
 
 
 @njit(cache=True, _nrt=False)
@@ -81,6 +95,8 @@ def _trio_choices(runs, m, a1, a2, j, k, mp, best, best_rows, best_hand, work, s
         return
     idx[:k] = 0
     while True:
+        if _spent(best):  # the work budget (switch laydown_budget): keep the best so far
+            return
         for t in range(k):
             code[t] = valid[idx[t]]
         for r in range(13):
@@ -121,20 +137,53 @@ def _set_core(runs, i, w, pat):
 
 
 @njit(cache=True, _nrt=True)
-def exact_laydown(a1, a2, jokers, k, m, mp):
-    """:func:`exact_laydown_table` with no meld on the table (Loba; tests)."""
-    return _exact_laydown(a1, a2, jokers, k, m, mp, np.zeros((1, 9), np.int64))
+def _new_best(budget):
+    """``best = [cards, points, 1 = does not close, choices scored, work budget, close positions]`` of
+    :func:`_exact_laydown`."""
+    best = np.zeros(6, np.int64)
+    best[0] = 1 << 30
+    best[1] = 1 << 30
+    best[2] = 1
+    best[4] = budget
+    return best
 
 
 @njit(cache=True, _nrt=True)
-def exact_laydown_table(a1, a2, jokers, k, m, mp, mrow, nt, joker_swap, exact_close=0):
+def exact_laydown(a1, a2, jokers, k, m, mp):
+    """:func:`exact_laydown_table` with no meld on the table and no work budget (Loba; tests)."""
+    return _exact_laydown(a1, a2, jokers, k, m, mp, np.zeros((1, 9), np.int64), _new_best(np.int64(0)))
+
+
+@njit(cache=True, _nrt=True)
+def exact_laydown_table(a1, a2, jokers, k, m, mp, mrow, nt, joker_swap, exact_close=0, budget=0):
     """:func:`_exact_laydown` for Continental, where same-turn lay-offs may go on any table meld:
     a lay-down after which the heuristic's lay-offs on the ``nt`` melds ``mrow[:nt]`` already on
     the table (and on the new ones) leave at most one card, so that the player closes (-10),
     beats any that does not; otherwise the order is unchanged (fewest cards left by the
     lay-down with its own lay-offs, then points). ``exact_close`` (switch, issue 50): any
     sequence of lay-offs and joker swaps that closes counts, not only the heuristic's
-    (:mod:`cardsim.simcore.rummy.laydown_close`)."""
+    (:mod:`cardsim.simcore.rummy.laydown_close`). ``budget`` (switch ``laydown_budget``): the work
+    budget: at most ``budget`` positions of exact close search in all, then the greedy close check, and
+    at most ``budget`` choices scored, then the best lay-down found so far or the greedy solver's when
+    better (0 = unlimited)."""
+    return _exact_laydown(a1, a2, jokers, k, m, mp, _table(mp, mrow, nt, joker_swap, exact_close),
+                          _new_best(np.int64(budget)))
+
+
+@njit(cache=True, _nrt=True)
+def laydown_work(a1, a2, jokers, k, m, mp, mrow, nt, joker_swap, exact_close, budget):
+    """:func:`exact_laydown_table` and the work it spent: ``(ok, left_points, melds, l1, l2,
+    ljokers, choices scored, close positions, 0 when it closes at once)`` (tests and measurements; a run
+    never calls it)."""
+    best = _new_best(np.int64(budget))
+    ok, pts, rows, l1, l2, lj = _exact_laydown(a1, a2, jokers, k, m, mp, _table(mp, mrow, nt, joker_swap, exact_close),
+                                               best)
+    return ok, pts, rows, l1, l2, lj, best[3], best[5], best[2]
+
+
+@njit(cache=True, _nrt=True)
+def _table(mp, mrow, nt, joker_swap, exact_close):
+    """The table rows of :func:`laydown_score._table_closes`: a header, then the ``nt`` melds ``mrow[:nt]``."""
     tab = np.zeros((nt + 1, 9), np.int64)
     tab[0, 8] = 1 if exact_close else 0
     tab[0, 0] = nt
@@ -150,13 +199,14 @@ def exact_laydown_table(a1, a2, jokers, k, m, mp, mrow, nt, joker_swap, exact_cl
             tab[0, 6] |= 1 << mrow[i, 1]
         else:
             tab[0, 7] |= 1 << mrow[i, 1]
-    return _exact_laydown(a1, a2, jokers, k, m, mp, tab)
+    return tab
 
 
 @njit(cache=True, _nrt=True)
-def _exact_laydown(a1, a2, jokers, k, m, mp, tab):
+def _exact_laydown(a1, a2, jokers, k, m, mp, tab, best):
     """The lay-down of ``k`` tríos + ``m`` escaleras, lengthened by same-turn lay-offs on its own
-    melds, leaving the fewest cards in hand, then the fewest points.
+    melds, leaving the fewest cards in hand, then the fewest points. ``best``: :func:`_new_best`
+    (the work budget; the work spent is left in ``best[3]`` and ``best[5]``).
 
     Returns ``(ok, left_points, melds int64[k+m, 6], l1, l2, ljokers)`` like
     :func:`cardsim.simcore.rummy.melds.best_laydown` (escaleras first; a trío row's size,
@@ -167,7 +217,6 @@ def _exact_laydown(a1, a2, jokers, k, m, mp, tab):
     mj, mn, ci, na = mp[0], mp[1], mp[2], mp[3]
     runs = np.zeros((3, 6), np.int64)
     work = np.zeros((3, 6), np.int64)
-    best = np.array([1 << 30, 1 << 30, 1], np.int64)  # cards, points, 1 = does not close
     # the table of :func:`laydown_score._table_closes` (and the scratch of the exact close search)
     extra = _scratch_rows(popcount(a1) + popcount(a2) + jokers) if tab[0, 8] else 0
     sim = np.zeros((tab[0, 0] + 6 + extra, 6), np.int64)
@@ -189,7 +238,7 @@ def _exact_laydown(a1, a2, jokers, k, m, mp, tab):
     else:
         w0 = np.int64(0)
         p0 = np.int64(0)
-        while best[0] > 0:
+        while best[0] > 0 and not _spent(best):
             w0, p0, b1, b2, j1, _ = _next_window(a1, a2, jokers, w0, p0, zero, optional, mj, mn, ci, na, no_order, zero)
             if w0 >= 52:
                 break
@@ -200,7 +249,7 @@ def _exact_laydown(a1, a2, jokers, k, m, mp, tab):
             else:
                 w1 = w0
                 p1 = np.int64(0)
-                while best[0] > 0:
+                while best[0] > 0 and not _spent(best):
                     w1, p1, c1, c2, j2, _ = _next_window(b1, b2, j1, w1, p1, zero, optional, mj, mn, ci, na,
                                                          no_order, zero)
                     if w1 >= 52:
@@ -212,7 +261,7 @@ def _exact_laydown(a1, a2, jokers, k, m, mp, tab):
                     else:
                         w2 = w1
                         p2 = np.int64(0)
-                        while best[0] > 0:
+                        while best[0] > 0 and not _spent(best):
                             w2, p2, d1, d2, j3, _ = _next_window(c1, c2, j2, w2, p2, zero, optional, mj, mn, ci, na,
                                                                  no_order, zero)
                             if w2 >= 52:
@@ -223,6 +272,12 @@ def _exact_laydown(a1, a2, jokers, k, m, mp, tab):
                             p2 += 1
                     p1 += 1
             p0 += 1
+    if _spent(best):
+        # the work budget ran out (switch laydown_budget): the greedy solver's lay-down (exact_laydown
+        # off) when it beats the best choice found so far, so that a cut search is never worse than it
+        g_ok, g_pts, g_rows, g1, g2, gj = best_laydown(a1, a2, jokers, k, m, mp, np.int64(1))
+        _consider_greedy(g_ok, g_pts, g_rows, g1, g2, gj, m, k, best, best_rows, best_hand, work, scratch[0], tab,
+                         sim)
     if best[0] >= 1 << 30:
         total = _left(a1, a2, jokers)[1]
         return False, total, best_rows, a1, a2, jokers

@@ -21,7 +21,7 @@ from cardsim.simcore.rummy.laydown import exact_laydown_table
 from cardsim.simcore.rummy.log import L_LAYDOWN, L_LAYOFF, L_MELD, _log, _pack
 from cardsim.simcore.rummy.melds import LAY_HIGH, LAY_LOW, RUN, TRIO, best_laydown
 from cardsim.simcore.rummy.state import (F_DOWN, GAME_LOBA, MAXC, P_CLAIMS, P_EXACT, P_EXTEND, P_GAME, P_SAME_TURN,
-                                         P_SWAP, P_TABLE, P_CLOSE, PH_LAYOFF, V_K, V_LAID_NOW, V_M, V_NM, V_OUT_AT_ONCE, V_P,
+                                         P_SWAP, P_TABLE, P_CLOSE, P_BUDGET, PH_LAYOFF, V_K, V_LAID_NOW, V_M, V_NM, V_OUT_AT_ONCE, V_P,
                                          V_PHASE)
 from cardsim.simcore.rummy.table import apply_layoff, build_melds, run_cards
 
@@ -47,30 +47,31 @@ def reach_markers(prm: np.ndarray, pol: np.ndarray) -> tuple:
             1 if exact_on and prm[P_EXTEND] else None, 1 if (np.asarray(pol) == POL_RANDOM).any() else None)
 
 
-def solve_laydown(exact, a1, a2, aj, k, m, mp, extend, mrow, nt, swap, close):
+def solve_laydown(exact, a1, a2, aj, k, m, mp, extend, mrow, nt, swap, close, budget):
     """The lay-down solver marker ``exact`` names (:func:`reach_markers`): the exact solver,
     or the greedy one (``extend``: longer melds) when None. Returns the solvers' ``(ok, left,
     rows, l1, l2, lj)``. The exact solver also weighs the same-turn lay-offs on the ``nt``
     table melds ``mrow[:nt]`` (``nt = 0``: none; ``swap``: joker swaps allowed; ``close``:
-    switch ``exact_close``, any sequence of them, not only the heuristic's)."""
+    switch ``exact_close``, any sequence of them, not only the heuristic's), within ``budget``
+    work units (switch ``laydown_budget``; 0 = unlimited)."""
     if exact is None:
         return best_laydown(a1, a2, aj, k, m, mp, extend)
-    return exact_laydown_table(a1, a2, aj, k, m, mp, mrow, nt, swap, close)
+    return exact_laydown_table(a1, a2, aj, k, m, mp, mrow, nt, swap, close, budget)
 
 
 @overload(solve_laydown)
-def _solve_laydown_typed(exact, a1, a2, aj, k, m, mp, extend, mrow, nt, swap, close):
+def _solve_laydown_typed(exact, a1, a2, aj, k, m, mp, extend, mrow, nt, swap, close, budget):
     # Chosen by the marker's type while compiling: numba prunes `if exact is None` only when
     # ``exact`` is None, so a plain `if` in a kernel compiled both solvers for a marker of 1.
     if isinstance(exact, types.NoneType):
-        return lambda exact, a1, a2, aj, k, m, mp, extend, mrow, nt, swap, close: best_laydown(a1, a2, aj, k, m, mp,
-                                                                                              extend)
-    return lambda exact, a1, a2, aj, k, m, mp, extend, mrow, nt, swap, close: exact_laydown_table(
-        a1, a2, aj, k, m, mp, mrow, nt, swap, close)
+        return lambda exact, a1, a2, aj, k, m, mp, extend, mrow, nt, swap, close, budget: best_laydown(
+            a1, a2, aj, k, m, mp, extend)
+    return lambda exact, a1, a2, aj, k, m, mp, extend, mrow, nt, swap, close, budget: exact_laydown_table(
+        a1, a2, aj, k, m, mp, mrow, nt, swap, close, budget)
 
 
 @njit(cache=True, _nrt=True, forceinline=False)
-def laydown_out(st, p, mp, exact, log, nl, log_on):
+def laydown_out(st, p, mp, exact, log, nl, log_on, budget=0):
     """Loba's "go out at once" round (the contract uses every dealt card) for a hand with
     extra cards (buys): the lay-down of the solver's extend mode (longer melds), accepted
     only when it leaves at most one card (to discard). The table gets the contract's exact
@@ -78,13 +79,14 @@ def laydown_out(st, p, mp, exact, log, nl, log_on):
     same-turn lay-offs on those new melds. ``exact`` (the ``go_out_exact`` marker of
     :func:`reach_markers`): the lay-down leaving the fewest cards
     (:func:`cardsim.simcore.rummy.laydown.exact_laydown`); None: the old greedy solver
-    (most points), and the exact one is not compiled. Returns ``(ok, log rows)``; nothing
-    changes when not ok."""
+    (most points), and the exact one is not compiled. ``budget``: the exact solver's work budget
+    (switch ``laydown_budget``; 0 = unlimited). Returns ``(ok, log rows)``; nothing changes when
+    not ok."""
     h1, h2, hj, seat, seen, mrow, mcards, mlen, mown, pile, deck, sv = st
     k, m = sv[V_K], sv[V_M]
     a1, a2, aj = h1[p], h2[p], hj[p]
     ok, left, rows, l1, l2, lj = solve_laydown(exact, a1, a2, aj, k, m, mp, np.int64(1), mrow, np.int64(0),
-                                               np.int64(0), np.int64(0))
+                                               np.int64(0), np.int64(0), np.int64(budget))
     if not ok or n_cards(l1, l2, lj) > 1:
         return False, nl
     n = rows.shape[0]
@@ -209,7 +211,7 @@ def _lay_down_contract(st, p, prm, mp, exact, log, nl, log_on):
     # Continental's same-turn lay-offs may go on any table meld: the exact lay-down weighs them (issue 34)
     nt = sv[V_NM] if prm[P_SAME_TURN] and prm[P_TABLE] else np.int64(0)
     ok, left, rows, l1, l2, lj = solve_laydown(exact, h1[p], h2[p], hj[p], k, m, mp, prm[P_EXTEND], mrow, nt,
-                                               prm[P_SWAP], prm[P_CLOSE])
+                                               prm[P_SWAP], prm[P_CLOSE], prm[P_BUDGET])
     nm0 = sv[V_NM]
     nm = build_melds(h1[p], h2[p], l1, l2, rows, p, mrow, mcards, mlen, mown, nm0)
     sv[V_NM] = nm
@@ -224,13 +226,13 @@ def _lay_down_contract(st, p, prm, mp, exact, log, nl, log_on):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
-def _go_out_at_once(st, p, mp, go_out, exact, log, nl, log_on):
+def _go_out_at_once(st, p, mp, go_out, exact, log, nl, log_on, budget):
     """Loba's final round with bought cards: only a lay-down that takes the whole hand
     (:func:`laydown_out`). ``go_out`` None: rules where no seat gets here (numba then
     leaves this out)."""
     if go_out is None:
         return nl
-    ok, nl = laydown_out(st, p, mp, exact, log, nl, log_on)
+    ok, nl = laydown_out(st, p, mp, exact, log, nl, log_on, budget)
     if ok:
         st[3][F_DOWN, p] = 1
         st[11][V_LAID_NOW] = 1
@@ -251,5 +253,5 @@ def apply_laydown(st, go, prm, mp, cseat, reach, log, nl, log_on):
         return nl
     if cseat is not None:  # without claims no hand holds more than the contract + 1 cards
         if sv[V_OUT_AT_ONCE] and n_cards(h1[p], h2[p], hj[p]) > 3 * k + 4 * m + 1:
-            return _go_out_at_once(st, p, mp, reach[0], reach[1], log, nl, log_on)
+            return _go_out_at_once(st, p, mp, reach[0], reach[1], log, nl, log_on, prm[P_BUDGET])
     return _lay_down_contract(st, p, prm, mp, reach[2], log, nl, log_on)

@@ -21,7 +21,8 @@ The lay-down solver asks whether a lay-down closes this way (:func:`table_closes
 plan found (:func:`exact_close_layoffs`, from the ``LO_GREEDY`` decision) when the heuristic's
 greedy lay-offs would not close. ``exact_close = off`` keeps the old greedy check and lay-offs.
 
-Scratch rows (int64, 6 columns) from row ``off`` of the caller's array: a header ``[stamp]``,
+Scratch rows (int64, 6 columns) from row ``off`` of the caller's array: a header ``[stamp, positions
+visited by the last search]``,
 :data:`MEMO` memo rows ``[c1, c2, jokers, hash_a, hash_b, stamp]``, then 4 rows per depth:
 ``[c1, c2, jokers, next card, next meld, next variant]``, the move ``[kind, card, meld, where,
 meld2, where2]`` and the two rows it changed, saved for the undo.
@@ -42,7 +43,10 @@ from cardsim.simcore.rummy.table import apply_layoff, lay_row
 _U0 = np.uint64(0)
 MEMO = 1024  # memo rows (open addressing; when full, positions are no longer remembered: slower, still exact)
 #: positions one search visits at most: past it the search gives up (no close found), so that a hand of
-#: many cards beside many escaleras cannot stall a run (deterministic; not reached in the tests' samples)
+#: many cards beside many escaleras cannot stall a run (deterministic; not reached in the tests' samples).
+#: The exact lay-down also counts these positions against its own budget (switch ``laydown_budget``,
+#: :func:`cardsim.simcore.rummy.laydown_score._score`), which may give a search a smaller ``limit``
+#: and, once spent, checks closes with the greedy lay-offs alone.
 BUDGET = 20_000
 M_NAT, M_JOKER, M_SWAP = 0, 1, 2
 _H62 = (1 << 62) - 1
@@ -269,12 +273,14 @@ def _undo(sim, nr, base, depth):
 
 
 @njit(cache=True, _nrt=False)
-def close_search(sim, nr, off, c1, c2, jl, mp, swap):
+def close_search(sim, nr, off, c1, c2, jl, mp, swap, limit=BUDGET):
     """Is there a sequence of lay-offs (and joker swaps, ``swap``) of the hand ``c1, c2`` + ``jl``
     jokers on the melds ``sim[:nr]`` that leaves at most one card? Returns ``(found, depth)``: the
     moves are the rows ``off + 1 + MEMO + 4 d + 1`` for ``d < depth`` (the tríos' lay-offs left out:
     they can be made after them). ``sim[off:]`` is the scratch (:func:`scratch_rows`); ``sim[:nr]``
-    is left as it was."""
+    is left as it was. Past ``limit`` positions (:data:`BUDGET`, or less: the lay-down's budget) the
+    search gives up: not found. The positions visited are left in ``sim[off, 1]``."""
+    sim[off, 1] = 0
     c1 = np.int64(c1)
     c2 = np.int64(c2)
     trio_bits = _U0
@@ -310,7 +316,8 @@ def close_search(sim, nr, off, c1, c2, jl, mp, swap):
     visited = 0
     while True:
         visited += 1
-        if visited > BUDGET:
+        sim[off, 1] = visited
+        if visited > limit:
             _undo(sim, nr, base, d)
             return False, 0
         b = base + 4 * d
@@ -393,16 +400,18 @@ def fill_table_rows(work, m, k, t_rank, tab, sim):
 
 
 @njit(cache=True, _nrt=False)
-def table_closes_exact(work, m, c1, c2, jl, k, t_rank, tab, sim):
+def table_closes_exact(work, m, c1, c2, jl, k, t_rank, tab, sim, limit):
     """:func:`cardsim.simcore.rummy.laydown_score._table_closes` by :func:`close_search`: can some
     sequence of same-turn lay-offs and joker swaps of the hand ``c1, c2`` + ``jl`` jokers on the
     table melds ``tab[1:]`` and this lay-down's melds (escaleras ``work``, tríos ``t_rank``) leave
-    at most one card? ``sim``: the table's rows, then the search's scratch from row ``tab[0, 0] + 6``."""
+    at most one card? ``sim``: the table's rows, then the search's scratch from row ``tab[0, 0] + 6``.
+    ``limit``: positions the search may visit (:data:`BUDGET` or less). Returns ``(found, positions
+    visited)``."""
     nt = tab[0, 0]
     nr = fill_table_rows(work, m, k, t_rank, tab, sim)
     mp = (tab[0, 4], tab[0, 5], tab[0, 2], tab[0, 3])
-    found, _ = close_search(sim, nr, nt + 6, c1, c2, jl, mp, tab[0, 1] != 0)
-    return found
+    found, _ = close_search(sim, nr, nt + 6, c1, c2, jl, mp, tab[0, 1] != 0, limit)
+    return found, sim[nt + 6, 1]
 
 
 @njit(cache=True, _nrt=False)
@@ -498,7 +507,7 @@ def exact_close_layoffs(st, prm, mp, log, nl, log_on):
     for i in range(nm):
         for c in range(6):
             sim[i, c] = mrow[i, c]
-    found, depth = close_search(sim, nm, nm, a1, a2, aj, mp, swap)
+    found, depth = close_search(sim, nm, nm, a1, a2, aj, mp, swap, np.int64(BUDGET))
     if not found:
         return nl
     circular = mp[2]

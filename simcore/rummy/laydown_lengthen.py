@@ -12,7 +12,7 @@ from numba import njit
 
 from cardsim.simcore.primitives.bits import popcount
 from cardsim.simcore.rummy.contract import _SUIT13, _U1, _rank_count, _take
-from cardsim.simcore.rummy.laydown_score import _score
+from cardsim.simcore.rummy.laydown_score import _score, _spent
 
 _U0 = np.uint64(0)
 
@@ -174,7 +174,7 @@ def _finish_search(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best
         for c in range(6):
             work[i, c] = runs[i, c]
     top = _push(stk, stk_a, 0, work, m, a1, a2, j, 0, 0)
-    while top > 0 and best[0] > 0:
+    while top > 0 and best[0] > 0 and not _spent(best):
         top -= 1
         for i in range(m):
             work[i, 2] = stk[top, 3 * i]
@@ -217,7 +217,7 @@ def _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, 
             stk_a, tab, sim):
     """Lengthen the escaleras (naturals, then every multiset of joker placements), let the tríos
     take their rank and the spare jokers; keep the best result in ``best = [cards, points]``.
-    ``seq``: scratch of at least ``j`` entries."""
+    ``seq``: scratch of at least ``j`` entries. Stops when the work budget is spent (:func:`_spent`)."""
     circular, no_adjacent = mp[2], mp[3]
     n_opt = 2 * m
     for used in range(j + 1):
@@ -226,6 +226,8 @@ def _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, 
         for t in range(used):
             seq[t] = 0
         while True:
+            if _spent(best):  # the work budget (switch laydown_budget): keep the best so far
+                return
             for i in range(m):
                 for c in range(6):
                     work[i, c] = runs[i, c]
@@ -250,6 +252,6 @@ def _finish(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, 
                 seq[u] = seq[t]
     # the closure above lays every fitting natural at once: exact unless naturals are contested
     # (two escaleras of one suit, a trío's rank, a stranded joker); then search (issue 34)
-    if best[0] > 0 and _needs_search(runs, m, a1, a2, j, k, reserve):
+    if best[0] > 0 and not _spent(best) and _needs_search(runs, m, a1, a2, j, k, reserve):
         _finish_search(runs, m, a1, a2, j, k, t_rank, t_jok, reserve, mp, best, best_rows, best_hand, work, stk,
                        stk_a, tab, sim)

@@ -9,6 +9,13 @@ new ones leave at most one card (:func:`_table_closes`), played on a scratch cop
 with the engine's lay-off routines (:mod:`cardsim.simcore.rummy.table`); with the switch
 ``exact_close`` (issue 50), whether any sequence of them does
 (:func:`cardsim.simcore.rummy.laydown_close.table_closes_exact`).
+
+The work budget (switch ``laydown_budget``, ``B``; 0 = unlimited): ``best = [cards, points, closes,
+choices scored, B, close positions]``. :func:`_score` counts the choices it scores and the positions
+of the exact close search; past ``B`` positions in all the close check is the greedy one alone (as
+with ``exact_close`` off), and past ``B`` choices the enumeration of
+:mod:`cardsim.simcore.rummy.laydown` stops (:func:`_spent`), keeping the best choice found so far
+or the greedy solver's lay-down when it is better (:func:`_consider_greedy`).
 """
 from __future__ import annotations
 
@@ -18,7 +25,7 @@ from numba import njit
 from cardsim.simcore.primitives.bits import popcount
 from cardsim.simcore.rummy.cards import RANK_POINTS
 from cardsim.simcore.rummy.contract import _SUIT13, _U1, LAY_SWAP, RANK_COL, TRIO, _rank_count, _take
-from cardsim.simcore.rummy.laydown_close import fill_table_rows, table_closes_exact
+from cardsim.simcore.rummy.laydown_close import BUDGET, fill_table_rows, table_closes_exact
 from cardsim.simcore.rummy.melds import lay_off
 from cardsim.simcore.rummy.table import lay_row, layable, swap_target
 
@@ -33,6 +40,12 @@ def _left(a1, a2, j):
     for r in range(13):  # per rank: its four suits at once
         pts += RANK_POINTS[r] * (popcount(a1 & RANK_COL[r]) + popcount(a2 & RANK_COL[r]))
     return n, pts
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _spent(best):
+    """Has the exact lay-down scored as many choices as its work budget allows (``best[3] >= best[4] > 0``)?"""
+    return best[4] > 0 and best[3] >= best[4]
 
 
 @njit(cache=True, _nrt=False)
@@ -101,10 +114,35 @@ def _table_closes(work, m, c1, c2, jl, k, t_rank, tab, sim):
 
 
 @njit(cache=True, _nrt=False)
+def _close_flag(work, m, c1, c2, jl, k, t_rank, n, pts, best, tab, sim):
+    """0 when the player can close this turn after this lay-down (``n`` cards, ``pts`` points left:
+    the hand ``c1, c2`` + ``jl`` jokers; escaleras ``work``, tríos ``t_rank``): at most one card left,
+    or, when it may beat ``best``, the heuristic's lay-offs on the melds already on the table leave at
+    most one (``tab``, Continental: issue 34), or with ``exact_close`` any sequence of them does, within
+    the positions the work budget leaves (``best[4] - best[5]``; counted in ``best[5]``). Else 1."""
+    if n <= 1:
+        return 0
+    if tab[0, 0] > 0 and (best[2] == 1 or n < best[0] or (n == best[0] and pts < best[1])):
+        if _table_closes(work, m, c1, c2, jl, k, t_rank, tab, sim):
+            return 0
+        if tab[0, 8]:  # switch exact_close: some other sequence of lay-offs closes (issue 50)
+            limit = np.int64(BUDGET) if best[4] == 0 else min(np.int64(BUDGET), best[4] - best[5])
+            if limit > 0:
+                found, visited = table_closes_exact(work, m, c1, c2, jl, k, t_rank, tab, sim, limit)
+                best[5] += visited
+                if found:
+                    return 0
+    return 1
+
+
+@njit(cache=True, _nrt=False)
 def _score(work, m, b1, b2, bj, k, t_rank, reserve, t_jok, best, best_rows, best_hand, tab, sim):
     """The tríos take every remaining natural of their rank, the spare jokers go on the first one;
     keep the result in ``best = [cards, points]`` when it beats it (escaleras ``work``, hand
-    ``b1, b2`` and ``bj`` jokers after the escaleras' lay-offs)."""
+    ``b1, b2`` and ``bj`` jokers after the escaleras' lay-offs). Counts the choice in ``best[3]`` and
+    the positions of the exact close search in ``best[5]`` (at most ``best[4]`` in all, when not 0:
+    then only the greedy check of :func:`_table_closes`)."""
+    best[3] += 1
     # tríos: every remaining natural of their rank, then the spare jokers on the first one
     c1, c2 = b1, b2
     for t in range(k):
@@ -119,12 +157,7 @@ def _score(work, m, b1, b2, bj, k, t_rank, reserve, t_jok, best, best_rows, best
     n, pts = _left(c1, c2, bj - extra)
     # ``cl``: 0 when the player can close this turn (at most one card left to discard), counting the
     # heuristic's lay-offs on the melds already on the table (``tab``, Continental: issue 34)
-    cl = 1 if n > 1 else 0
-    if cl == 1 and tab[0, 0] > 0 and (best[2] == 1 or n < best[0] or (n == best[0] and pts < best[1])):
-        if _table_closes(work, m, c1, c2, bj - extra, k, t_rank, tab, sim):
-            cl = 0
-        elif tab[0, 8] and table_closes_exact(work, m, c1, c2, bj - extra, k, t_rank, tab, sim):
-            cl = 0  # switch exact_close: some other sequence of lay-offs closes (issue 50)
+    cl = _close_flag(work, m, c1, c2, bj - extra, k, t_rank, n, pts, best, tab, sim)
     if cl < best[2] or (cl == best[2] and (n < best[0] or (n == best[0] and pts < best[1]))):
         best[0] = n
         best[1] = pts
@@ -154,3 +187,29 @@ def _score(work, m, b1, b2, bj, k, t_rank, reserve, t_jok, best, best_rows, best
         best_hand[0] = c1
         best_hand[1] = c2
         best_hand[2] = np.uint64(bj - extra)
+
+
+@njit(cache=True, _nrt=False)
+def _consider_greedy(ok, pts, rows, l1, l2, lj, m, k, best, best_rows, best_hand, work, t_rank, tab, sim):
+    """The work budget's fallback: the greedy solver's lay-down (``ok, pts, rows, l1, l2, lj`` of
+    :func:`cardsim.simcore.rummy.melds.best_laydown`) replaces ``best`` when it beats it in the same
+    order (closes first, then cards, then points); its close is checked like any choice's."""
+    if not ok:
+        return
+    for i in range(m):
+        for c in range(6):
+            work[i, c] = rows[i, c]
+    for t in range(k):
+        t_rank[t] = rows[m + t, 1]
+    n = popcount(l1) + popcount(l2) + lj
+    cl = _close_flag(work, m, l1, l2, lj, k, t_rank, n, pts, best, tab, sim)
+    if cl < best[2] or (cl == best[2] and (n < best[0] or (n == best[0] and pts < best[1]))):
+        best[0] = n
+        best[1] = pts
+        best[2] = cl
+        for i in range(m + k):
+            for c in range(6):
+                best_rows[i, c] = rows[i, c]
+        best_hand[0] = l1
+        best_hand[1] = l2
+        best_hand[2] = np.uint64(lj)

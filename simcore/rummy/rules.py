@@ -14,6 +14,17 @@ from typing import ClassVar
 
 from cardsim.simcore.framework.config import ConfigError, Rules, Switch
 
+#: Switch ``laydown_budget`` (both games): the work one exact lay-down may spend, a count (never time):
+#: at most this many positions of the exact close search in all (then closes are checked by the
+#: greedy lay-offs alone, as with ``exact_close`` off) and this many lay-down choices scored (then the
+#: best choice found so far is laid down); 0 = unlimited. The default is about 140 times what the
+#: largest lay-down of heuristic play spends (about 7,000 positions and 900 choices in the golden
+#: cases' matches), so ordinary play never reaches it; random seats reach it with hands of 26 cards
+#: and more (3 of 4,162 lay-downs in 200 matches, none changed), and a hand of 40 cards with 6 jokers
+#: beside 9 table escaleras, which went on for minutes, stops after about 3.5 s (laydown.py).
+DEFAULT_LAYDOWN_BUDGET = 1_000_000
+MAX_LAYDOWN_BUDGET = 10**12
+
 # ----------------------------------------------------------------------------- Loba
 #: Contract codes: nT = n tríos, nE = n escaleras. The first six are the seed's rounds,
 #: the seventh the Argentine final round (3 escaleras).
@@ -45,6 +56,7 @@ class LobaRules(Rules):
     claims: bool = False
     max_claims_per_round: int = 0
     exact_go_out: bool = True
+    laydown_budget: int = DEFAULT_LAYDOWN_BUDGET
 
     GAME: ClassVar[str] = "loba"
     SWITCHES: ClassVar = {
@@ -62,6 +74,9 @@ class LobaRules(Rules):
         "exact_go_out": Switch("bool", "final round with buys: go out whenever some lay-down plus same-turn lay-offs "
                                        "leaves at most one card (exact search, jokers laid off anywhere they fit); "
                                        "off = the old greedy check (most points, lay-down joker limit on lay-offs)"),
+        "laydown_budget": Switch("int", "with exact_go_out: work budget of one exact going-out search, a count: at "
+                                        "most this many lay-down choices scored, then the best found so far; "
+                                        "0 = unlimited", low=0, high=MAX_LAYDOWN_BUDGET),
     }
     HOUSE_CHOICES: ClassVar = {
         "cards_dealt": "11 cards per round; 12 in a 3-escalera round (the contract needs 12)",
@@ -149,6 +164,7 @@ class ContinentalRules(Rules):
     exact_laydown: bool = True
     laydown_table: bool = True
     exact_close: bool = True
+    laydown_budget: int = DEFAULT_LAYDOWN_BUDGET
 
     GAME: ClassVar[str] = "continental"
     SWITCHES: ClassVar = {
@@ -168,6 +184,10 @@ class ContinentalRules(Rules):
                                       "sequence of same-turn lay-offs and joker swaps leaves at most one card (exact "
                                       "search; the lay-offs then follow it, e.g. a joker placed so that a natural "
                                       "fits) (issue 50); off = only the heuristic's greedy lay-offs count"),
+        "laydown_budget": Switch("int", "with exact_laydown: work budget of one exact lay-down, a count: at most "
+                                        "this many positions of the exact close search in all (then only the greedy "
+                                        "close check) and lay-down choices scored (then the best found so far); "
+                                        "0 = unlimited", low=0, high=MAX_LAYDOWN_BUDGET),
     }
     HOUSE_CHOICES: ClassVar = {
         "naturals": "a meld needs at least 1 natural card; an escalera's jokers are never adjacent "

@@ -15,9 +15,9 @@ from cardsim.simcore.framework.config import Rules, param_layout
 PARAMS = param_layout(Rules, (), extras=("players", "game", "rounds", "claims", "penalty", "max_claims",
                                           "discarder_claims", "joker_swap", "same_turn_layoff", "minus10",
                                           "extend", "max_turns", "deck", "exact_laydown", "laydown_table",
-                                          "exact_close"))
+                                          "exact_close", "laydown_budget"))
 (P_PLAYERS, P_GAME, P_ROUNDS, P_CLAIMS, P_PENALTY, P_MAXCLAIMS, P_DISC_CLAIM, P_SWAP, P_SAME_TURN,
- P_MINUS10, P_EXTEND, P_MAXTURNS, P_DECK, P_EXACT, P_TABLE, P_CLOSE) = (PARAMS[n] for n in PARAMS)
+ P_MINUS10, P_EXTEND, P_MAXTURNS, P_DECK, P_EXACT, P_TABLE, P_CLOSE, P_BUDGET) = (PARAMS[n] for n in PARAMS)
 GAME_LOBA, GAME_CONTINENTAL = 0, 1
 DEFAULT_MAX_TURNS = 400
 

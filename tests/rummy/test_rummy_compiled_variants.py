@@ -44,8 +44,8 @@ def test_the_markers_pick_the_code_while_compiling():
     from cardsim.simcore.rummy import engine as E
     from cardsim.simcore.rummy import policies
 
-    greedy = E._solve_laydown_typed(types.none, *[types.int64] * 11)
-    exact = E._solve_laydown_typed(types.int64, *[types.int64] * 11)
+    greedy = E._solve_laydown_typed(types.none, *[types.int64] * 12)
+    exact = E._solve_laydown_typed(types.int64, *[types.int64] * 12)
     # the exact solver also weighs the table's melds (Continental, issue 34): exact_laydown_table
     assert "best_laydown" in greedy.__code__.co_names and "exact_laydown_table" not in greedy.__code__.co_names
     assert "exact_laydown_table" in exact.__code__.co_names and "best_laydown" not in exact.__code__.co_names

@@ -179,5 +179,5 @@ def test_options_and_rules_validation():
         with pytest.raises(ConfigError):
             ContinentalRules.from_settings(bad)
     assert ContinentalRules().rounds()[0] == ("TT", 2, 0, 7) and ContinentalRules().rounds()[-1][3] == 13
-    # + laydown_table (issue 34), exact_close (issue 50)
-    assert len(LobaRules.describe()) == 6 and len(ContinentalRules.describe()) == 9
+    # + laydown_table (issue 34), exact_close (issue 50), laydown_budget (both games)
+    assert len(LobaRules.describe()) == 7 and len(ContinentalRules.describe()) == 10
