@@ -30,9 +30,10 @@ Technique for Agent Evaluation in Imperfect Information Games"): one chance even
 deal) corrected with a value function of the dealt hands that is fitted out of fold.
 For runs with costly seats (search, outside seats) a stronger value is used as well: the
 outcome of the *heuristic twin*, the same game (same deal, same stock) played by the
-heuristic in every seat (:func:`twin_control`). In Tứ Sắc the draws are corrected too
-(:func:`tusac_draw_control`: per stock draw, a fixed value of the drawn card minus its mean
-over the stock, AIVAT's later chance events); Loba's and Continental's draws are not.
+heuristic in every seat (:func:`twin_control`). The stock draws are corrected too, in Tứ Sắc
+and in Loba and Continental (:func:`tusac_draw_control`, :func:`rummy_draw_control`: per
+stock draw, a fixed value of the drawn card minus its mean over the stock, AIVAT's later
+chance events).
 """
 from __future__ import annotations
 
@@ -380,23 +381,35 @@ def tusac_draw_control(rules: dict, options: dict) -> Optional[DealControl]:
     (0). A table without the columns (no search seat) gets zeros: no adjustment."""
     from cardsim.simcore.tusac.luck import LUCK_NAMES
 
-    players = int(rules["players"])
+    return _luck_control("tusac: the draws' luck", int(rules["players"]), LUCK_NAMES)
 
+
+def rummy_draw_control(rules: dict, options: dict) -> Optional[DealControl]:
+    """Loba's and Continental's luck of the stock draws (:mod:`cardsim.simcore.rummy.luck`):
+    per seat, summed over the match's stock draws, a fixed value of the drawn card minus its
+    mean over the stock (``draw_luck_NAME_s`` of the matches table; recorded at tables with a
+    search seat). Exact expectation 0; a table without the columns gets zeros."""
+    from cardsim.simcore.rummy.luck import LUCK_NAMES
+
+    return _luck_control("rummy: the draws' luck", int(rules["players"]), LUCK_NAMES)
+
+
+def _luck_control(name: str, players: int, names) -> DealControl:
     def seat_features(frame: pd.DataFrame) -> np.ndarray:
-        out = np.zeros((len(frame), players, len(LUCK_NAMES)))
+        out = np.zeros((len(frame), players, len(names)))
         for s in range(players):
-            for j, name in enumerate(LUCK_NAMES):
-                column = f"draw_luck_{name}_{s}"
+            for j, value in enumerate(names):
+                column = f"draw_luck_{value}_{s}"
                 if column in frame:
                     out[:, s, j] = frame[column].to_numpy(float)
         return out
 
-    return DealControl("tusac: the draws' luck", players, len(LUCK_NAMES), seat_features)
+    return DealControl(name, players, len(names), seat_features)
 
 
 CONTROLS = {"tienlen": tienlen_control, "tusac": tusac_control, "bigtwo": bigtwo_control}
 #: Per-draw controls (AIVAT's chance events after the deal), used at tables with a costly seat.
-DRAW_CONTROLS = {"tusac": tusac_draw_control}
+DRAW_CONTROLS = {"tusac": tusac_draw_control, "loba": rummy_draw_control, "continental": rummy_draw_control}
 
 
 # --------------------------------------------------------------------------- the heuristic twin

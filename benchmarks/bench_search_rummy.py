@@ -60,6 +60,7 @@ import numpy as np
 from numba import njit
 
 from cardsim.simcore.rummy.play import decision_state, play_chunk, search_decision
+from cardsim.simcore.rummy.luck import N_LUCK
 from cardsim.simcore.rummy.rules import ContinentalRules, LobaRules
 from cardsim.simcore.rummy import search as SR
 from cardsim.simcore.primitives.rng import next_u64
@@ -69,6 +70,8 @@ from cardsim.simcore.rummy.policies import learned_choose
 from cardsim.simcore.rummy.play import _Setup
 from cardsim.simcore.rummy.state import P_PLAYERS, copy_state, kernel_params, new_state
 from cardsim.simcore.framework.tasks import FULL_FLAG
+
+NO_LUCK = np.zeros((0, N_LUCK))  # the draws' luck is not recorded here
 
 
 def decision_states(rules, budget, games=3):
@@ -136,16 +139,16 @@ def _rollouts(st, me, prm, mp, cseat, reach, reps, sstate, decision, wts, learne
     for _ in range(reps):
         sstate, rs = next_u64(sstate)
         copy_state(work, world)
-        rs, nl = apply_decision(work, decision, prm, mp, cseat, reach, rs, log, np.int64(0), np.bool_(False))
+        rs, nl = apply_decision(work, decision, prm, mp, cseat, reach, rs, log, np.int64(0), np.bool_(False), NO_LUCK)
         if not learned:
-            SR.rollout(work, prm, mp, cseat, reach, rs, log)
+            SR.rollout(work, prm, mp, cseat, reach, rs, log, NO_LUCK)
             continue
         while True:
-            rs, nl, q = advance(work, prm, mp, cseat, rs, log, nl, np.bool_(False))
+            rs, nl, q = advance(work, prm, mp, cseat, rs, log, nl, np.bool_(False), NO_LUCK)
             if q < 0:
                 break
             d = learned_choose(work, q, prm, mp, wts)
-            rs, nl = apply_decision(work, d, prm, mp, cseat, reach, rs, log, nl, np.bool_(False))
+            rs, nl = apply_decision(work, d, prm, mp, cseat, reach, rs, log, nl, np.bool_(False), NO_LUCK)
     return sstate
 
 

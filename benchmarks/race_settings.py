@@ -23,10 +23,13 @@ from numba import njit
 from bench_search_rummy import decision_states
 from cardsim.simcore.primitives.rng import next_u64
 from cardsim.simcore.rummy import search as SR
+from cardsim.simcore.rummy.luck import N_LUCK
 from cardsim.simcore.rummy.engine import apply_decision
 from cardsim.simcore.rummy.play import _Setup
 from cardsim.simcore.rummy.rules import ContinentalRules, LobaRules
 from cardsim.simcore.rummy.state import P_PLAYERS, copy_state, new_state
+
+NO_LUCK = np.zeros((0, N_LUCK))  # the draws' luck is not recorded here
 
 
 @njit
@@ -43,9 +46,10 @@ def loss_table(st, me, prm, mp, cseat, reach, cand, nc, W, sstate):
         sstate, rstate = next_u64(sstate)
         for i in range(nc):
             copy_state(work, world)
-            rs, nl = apply_decision(work, cand[i], prm, mp, cseat, reach, rstate, log, np.int64(0), np.bool_(False))
+            rs, nl = apply_decision(work, cand[i], prm, mp, cseat, reach, rstate, log, np.int64(0), np.bool_(False),
+                                NO_LUCK)
             SR.refresh_distance(work, me, mp)
-            rs = SR.rollout(work, prm, mp, cseat, reach, rs, log)
+            rs = SR.rollout(work, prm, mp, cseat, reach, rs, log, NO_LUCK)
             out[w, i] = -SR.match_win_chance(work, prm, me)
     return out
 

@@ -15,6 +15,7 @@ from numba import njit
 from cardsim.simcore.rummy.cards import add_card, remove_card
 from cardsim.simcore.rummy.deal import draw_stock
 from cardsim.simcore.rummy.hand import forget_card, forget_played, improves
+from cardsim.simcore.rummy.luck import add_draw_luck
 from cardsim.simcore.rummy.log import L_DISCARD, L_LAYOFF, L_RESHUFFLE, L_TAKE_PILE, L_TAKE_STOCK, _log
 from cardsim.simcore.rummy.laydown_close import exact_close_layoffs
 from cardsim.simcore.rummy.state import (F_DIST, F_DOWN, LO_GREEDY, LO_STOP, P_CLAIMS, P_CLOSE, P_EXACT, P_MAXTURNS,
@@ -51,8 +52,9 @@ def _after_layoffs(st):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
-def apply_take(st, from_pile, prm, mp, state, log, nl, log_on):
-    """Seat ``V_P`` takes the live pile top (``from_pile``) or the stock top."""
+def apply_take(st, from_pile, prm, mp, state, log, nl, log_on, luck):
+    """Seat ``V_P`` takes the live pile top (``from_pile``) or the stock top. A stock draw adds
+    its luck to ``luck`` (float64[P, N_LUCK], :mod:`.luck`) when ``luck`` has rows."""
     h1, h2, hj, seat, seen, mrow, mcards, mlen, mown, pile, deck, sv = st
     p = sv[V_P]
     top = np.int64(pile[sv[V_NPILE] - 1]) if (sv[V_NPILE] > 0 and sv[V_LIVE]) else np.int64(-1)
@@ -77,6 +79,8 @@ def apply_take(st, from_pile, prm, mp, state, log, nl, log_on):
         sv[V_CAPPED] = 1
         sv[V_PHASE] = PH_END
         return state, nl
+    if luck.shape[0] > 0:  # the hand before the card joins it; the stock before: c and deck[sp:]
+        add_draw_luck(luck, p, h1[p], h2[p], hj[p], seat[F_DOWN, p] != 0, deck, sp, c, sv[V_K], sv[V_M], mp)
     if not seat[F_DOWN, p] and improves(h1[p], h2[p], hj[p], c, seat[F_DIST, p], sv[V_K], sv[V_M], mp):
         seat[F_DIST, p] -= 1  # the heuristic's memory (exact for heuristic seats)
     h1[p], h2[p], hj[p] = add_card(h1[p], h2[p], hj[p], c)

@@ -177,8 +177,9 @@ def finish_round(st, prm, seatout, info, log, nl, log_on):
 
 # ----------------------------------------------------------------------------- decisions
 @njit(cache=True, _nrt=False, forceinline=True)
-def advance(st, prm, mp, cseat, state, log, nl, log_on):
-    """Play forced moves until a decision is due. Returns ``(state, log rows, seat to decide or -1 at the end)``."""
+def advance(st, prm, mp, cseat, state, log, nl, log_on, luck):
+    """Play forced moves until a decision is due. Returns ``(state, log rows, seat to decide or -1 at the end)``.
+    ``luck``: the draws' luck (:func:`.decisions.apply_take`; no rows: not recorded)."""
     sv = st[11]
     seat = st[3]
     while True:
@@ -189,7 +190,7 @@ def advance(st, prm, mp, cseat, state, log, nl, log_on):
         if ph == PH_TAKE:
             if sv[V_NPILE] > 0 and sv[V_LIVE]:
                 return state, nl, p
-            state, nl = apply_take(st, np.int64(0), prm, mp, state, log, nl, log_on)
+            state, nl = apply_take(st, np.int64(0), prm, mp, state, log, nl, log_on, luck)
         elif ph == PH_CLAIM:
             if cseat is None:  # rules without claims: never reached (numba leaves the claims out)
                 q = -1
@@ -213,13 +214,14 @@ def advance(st, prm, mp, cseat, state, log, nl, log_on):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
-def apply_decision(st, d, prm, mp, cseat, reach, state, log, nl, log_on):
+def apply_decision(st, d, prm, mp, cseat, reach, state, log, nl, log_on, luck):
     """Apply decision ``d`` of the phase due (see the module docstring). ``cseat`` (claim seats)
     is None when the rules have no claims; ``reach`` marks the code the rules can reach
-    (:func:`reach_markers`): numba leaves the rest out. Returns ``(state, log rows)``."""
+    (:func:`reach_markers`): numba leaves the rest out; ``luck``: the draws' luck
+    (:func:`.decisions.apply_take`; no rows: not recorded). Returns ``(state, log rows)``."""
     ph = st[11][V_PHASE]
     if ph == PH_TAKE:
-        state, nl = apply_take(st, d, prm, mp, state, log, nl, log_on)
+        state, nl = apply_take(st, d, prm, mp, state, log, nl, log_on, luck)
     elif ph == PH_CLAIM:
         if cseat is not None:  # never reached without claims
             state, nl = apply_claim(st, d, prm, mp, state, log, nl, log_on)

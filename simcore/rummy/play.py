@@ -64,6 +64,7 @@ from cardsim.simcore.primitives.rng import game_key, search_key, shuffle_plan_ho
 from cardsim.simcore.rummy.cards import make_deck
 from cardsim.simcore.rummy.engine import advance, apply_decision, deal_round, finish_round, reach_markers
 from cardsim.simcore.rummy.log import L_ROUND, LOG_CAP, _log, format_log
+from cardsim.simcore.rummy.luck import LUCK_NAMES, N_LUCK
 from cardsim.simcore.rummy.policies import N_FEATURES, POL_HEURISTIC, POL_LEARNED, POL_SEARCH, POLICIES, choose
 from cardsim.simcore.rummy.search import search_choose
 from cardsim.simcore.rummy.state import (DEFAULT_MAX_TURNS, I_CAPPED, I_CLOSED1, I_RESHUFFLES, I_TURNS,  # noqa: F401
@@ -77,18 +78,19 @@ from cardsim.simcore.framework.tasks import policy_codes as _policy_codes
 # ----------------------------------------------------------------------------- kernels
 @njit(cache=True, _nrt=False, inline="always")
 def play_round(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, reach, wts, seatout, info, log, nl,
-               log_on):
+               log_on, luck):
     """Play one round from the shuffled pack in ``st``'s ``deck``: the seats' policies decide
     (:func:`cardsim.simcore.rummy.policies.choose`, or the search), the engine applies.
     ``bud``: search budgets per seat, or None when no seat searches; ``cseat`` (claim seats):
     None when the rules have no claims; ``reach``: the code the rules and policies can reach
     (:func:`cardsim.simcore.rummy.engine.reach_markers`); ``wts``: the learned seats' weights
     (float64[P, N_FEATURES]) or None when no seat is learned (the learned policy is then not
-    compiled). Fills
+    compiled); ``luck``: the draws' luck, float64[P, N_LUCK] added to (:mod:`.luck`; no rows: not
+    recorded). Fills
     ``seatout[N_SEAT, P]`` and ``info[N_INFO]``. Returns ``(state, search state, log rows)``."""
     nl = deal_round(st, first, k, m, H, prm, mp, pol, np.int64(POL_HEURISTIC), log, nl, log_on)
     while True:
-        state, nl, q = advance(st, prm, mp, cseat, state, log, nl, log_on)
+        state, nl, q = advance(st, prm, mp, cseat, state, log, nl, log_on, luck)
         if q < 0:
             break
         if bud is None:
@@ -99,7 +101,7 @@ def play_round(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, reac
             sstate, d = search_choose(st, q, prm, mp, cseat, reach, bud[q], sstate)
         else:
             state, d = choose(pol[q], st, q, prm, mp, state, reach[3], wts)
-        state, nl = apply_decision(st, d, prm, mp, cseat, reach, state, log, nl, log_on)
+        state, nl = apply_decision(st, d, prm, mp, cseat, reach, state, log, nl, log_on, luck)
     nl = finish_round(st, prm, seatout, info, log, nl, log_on)
     return state, sstate, nl
 
@@ -114,9 +116,11 @@ def _shuffle(seed, index, r, R, deck, deck_base, sizes, products):
 
 @njit(cache=True, nogil=True, _nrt=False)
 def _play_block(st, seed, start, g0, count, prm, mp, rk, rm, rh, pol, bud, cseat, reach, wts, deck_base, sizes,
-                products, info, seatout, log, log_on):
+                products, info, seatout, log, log_on, luck):
     """Games ``start + g0 .. start + g0 + count - 1`` serially, game ``g`` into rows
-    ``g*R .. g*R+R-1`` of ``info[:, N_INFO]`` / ``seatout[:, N_SEAT, P]``; returns the move
+    ``g*R .. g*R+R-1`` of ``info[:, N_INFO]`` / ``seatout[:, N_SEAT, P]`` and, when ``luck``
+    (float64[games, P, N_LUCK] or [1, 0, N_LUCK]: not recorded) has seats, its draws' luck
+    into ``luck[g]``; returns the move
     log's row count (one game when ``log_on``). ``st``: a round state of the block's own
     (:func:`new_state`), cleared for every game. GIL released:
     :func:`cardsim.simcore.primitives.blocks.run_blocks` runs blocks on threads. The game loop is
@@ -131,6 +135,7 @@ def _play_block(st, seed, start, g0, count, prm, mp, rk, rm, rh, pol, bud, cseat
         row0 = g * R
         nl = np.int64(0)
         clear_state(st)
+        lk = luck[min(g, luck.shape[0] - 1)]  # one row per game, or the empty one
         for r in range(R):
             # the match context the search plays for (the deal keeps it): totals so far, rounds left
             for q in range(P):
@@ -142,7 +147,7 @@ def _play_block(st, seed, start, g0, count, prm, mp, rk, rm, rh, pol, bud, cseat
             sstate = search_key(seed, index * R + r)
             nl = _log(log, nl, log_on, L_ROUND, r % P, r, 0, 0, 0)
             res = play_round(st, state, sstate, r % P, rk[r], rm[r], rh[r], prm, mp, pol, bud, cseat, reach, wts,
-                             seatout[row0 + r], info[row0 + r], log, nl, log_on)
+                             seatout[row0 + r], info[row0 + r], log, nl, log_on, lk)
             nl = res[2]
     return nl
 
@@ -159,7 +164,7 @@ def _round_kernel(state, sstate, deck, first, k, m, H, prm, mp, pol, bud, cseat,
     seatout = np.zeros((N_SEAT, P), np.int64)
     info = np.zeros(N_INFO, np.int64)
     state, sstate, nl = play_round(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, reach, wts, seatout,
-                                   info, log, np.int64(0), log_on)
+                                   info, log, np.int64(0), log_on, np.zeros((0, N_LUCK)))
     return st, seatout, info, nl
 
 
@@ -263,12 +268,13 @@ class _Setup:
         S, i64, u64, yes = typeof(st), types.int64, types.uint64, types.boolean
         A, MP, LOG, CS = typeof(self.prm), typeof(self.mp), typeof(np.zeros((1, 6), np.int64)), typeof(self.cseat)
         RE = typeof(self.reach)
+        LK = typeof(np.zeros((1, N_LUCK)))
         deal = (deal_round, (S, i64, i64, i64, i64, A, MP, A, i64, LOG, i64, yes))
-        turn = (advance, (S, A, MP, CS, u64, LOG, i64, yes))
+        turn = (advance, (S, A, MP, CS, u64, LOG, i64, yes, LK))
         heuristic = (choose_heuristic, (S, i64, A, MP))
-        decide = (apply_decision, (S, i64, A, MP, CS, RE, u64, LOG, i64, yes))
+        decide = (apply_decision, (S, i64, A, MP, CS, RE, u64, LOG, i64, yes, LK))
         laydown = (apply_laydown, (S, i64, A, MP, CS, RE, LOG, i64, yes))
-        take = (apply_take, (S, i64, A, MP, u64, LOG, i64, yes))
+        take = (apply_take, (S, i64, A, MP, u64, LOG, i64, yes, LK))
         claim = [(apply_claim, (S, i64, A, MP, u64, LOG, i64, yes))] if self.cseat is not None else []  # else unused
         layoff = (apply_layoff_decision, (S, i64, A, MP, LOG, i64, yes))
         block = [(clear_state, (S,)),
@@ -348,13 +354,16 @@ def build_tables(start, count, setup, info, seatout) -> dict[str, dict[str, np.n
 
 
 def play_chunk(seed: int, start: int, count: int, rules, policies="heuristic", claim_seats=None,
-               n_blocks: int | None = None, max_turns: int = DEFAULT_MAX_TURNS, weights=None):
+               n_blocks: int | None = None, max_turns: int = DEFAULT_MAX_TURNS, weights=None,
+               draw_luck: bool | None = None):
     """Play games ``start .. start+count-1`` of run ``seed``.
 
     Returns ``{"hands": columns, "matches": columns}`` (numpy arrays; see
     :mod:`cardsim.simcore.rummy.tasks`). Games run in parallel over ``n_blocks`` blocks;
     results do not depend on blocks or threads. ``weights``: the ``learned`` seats' weights
     (see :func:`seat_weights`; None: the shipped model or the seat's ``learned:FILE``).
+    ``draw_luck``: record the draws' luck (``draw_luck_NAME_s`` columns of ``matches``,
+    :mod:`.luck`; default: when a seat searches; the games are the same either way).
     """
     st = _Setup(rules, policies, claim_seats, max_turns, weights)
     compile_parts(st.kernel_parts())
@@ -362,14 +371,22 @@ def play_chunk(seed: int, start: int, count: int, rules, policies="heuristic", c
     seatout = np.zeros((count * st.R, N_SEAT, st.P), np.int64)
     no_log = np.zeros((1, 6), np.int64)
     args = st.args()
+    if draw_luck is None:
+        draw_luck = st.bud is not None
+    luck = np.zeros((count, st.P, N_LUCK)) if draw_luck else np.zeros((1, 0, N_LUCK))
 
     def run_block(g0, g1):
         _play_block(st.round_state(), np.uint64(seed), np.int64(start), np.int64(g0), np.int64(g1 - g0), *args, info,
                     seatout, no_log,
-                    False)
+                    False, luck)
 
     run_blocks(run_block, count, n_blocks)
-    return build_tables(start, count, st, info, seatout)
+    tables = build_tables(start, count, st, info, seatout)
+    if draw_luck:
+        for f, name in enumerate(LUCK_NAMES):
+            for s in range(st.P):
+                tables["matches"][f"draw_luck_{name}_{s}"] = luck[:, s, f].copy()
+    return tables
 
 
 def play_logged(seed: int, index: int, rules, policies="heuristic", claim_seats=None,
@@ -381,7 +398,7 @@ def play_logged(seed: int, index: int, rules, policies="heuristic", claim_seats=
     seatout = np.zeros((st.R, N_SEAT, st.P), np.int64)
     log = np.zeros((LOG_CAP, 6), np.int64)
     nl = _play_block(st.round_state(), np.uint64(seed), np.int64(index), np.int64(0), np.int64(1), *st.args(), info,
-                     seatout, log, True)
+                     seatout, log, True, np.zeros((1, 0, N_LUCK)))
     if nl >= LOG_CAP:
         raise RuntimeError("move log overflow")
     return build_tables(index, 1, st, info, seatout), log[:nl].copy()
@@ -468,9 +485,10 @@ def _play_until(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, rea
     nl = np.int64(0)
     log_on = np.bool_(False)
     deal_round(st, first, k, m, H, prm, mp, pol, np.int64(POL_HEURISTIC), log, nl, log_on)
+    no_luck = np.zeros((0, N_LUCK))
     seen = 0
     while True:
-        state, nl, q = advance(st, prm, mp, cseat, state, log, nl, log_on)
+        state, nl, q = advance(st, prm, mp, cseat, state, log, nl, log_on, no_luck)
         if q < 0:
             return False, state, sstate, -1
         if pol[q] == POL_SEARCH:
@@ -480,7 +498,7 @@ def _play_until(st, state, sstate, first, k, m, H, prm, mp, pol, bud, cseat, rea
             sstate, d = search_choose(st, q, prm, mp, cseat, reach, bud[q], sstate)
         else:
             state, d = choose(pol[q], st, q, prm, mp, state, reach[3], wts)
-        state, nl = apply_decision(st, d, prm, mp, cseat, reach, state, log, nl, log_on)
+        state, nl = apply_decision(st, d, prm, mp, cseat, reach, state, log, nl, log_on, no_luck)
 
 
 @njit(cache=True)

@@ -66,6 +66,7 @@ from cardsim.simcore.rummy.contract import _search_sorted as _search
 from cardsim.simcore.rummy.contract import contract_ok
 from cardsim.simcore.rummy.engine import (advance, apply_decision, count_of, distance, layable, n_cards,
                                           round_points)
+from cardsim.simcore.rummy.luck import N_LUCK
 from cardsim.simcore.rummy.policies import DISCARD_ORDER, HEUR_CAP, choose_heuristic
 from cardsim.simcore.rummy.state import (F_DIST, F_DOWN, F_TOTAL, GAME_LOBA, LO_GREEDY, LO_STOP, P_CLOSE, P_GAME,
                                          P_PLAYERS, PH_CLAIM, PH_LAYDOWN, PH_LAYOFF, PH_TAKE, V_K, V_M, V_NM, V_NPILE,
@@ -355,16 +356,17 @@ def _add(st, q, c):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def rollout(st, prm, mp, cseat, reach, state, log):
-    """Play the round in ``st`` to its end with the heuristic at every seat (no log)."""
+def rollout(st, prm, mp, cseat, reach, state, log, no_luck):
+    """Play the round in ``st`` to its end with the heuristic at every seat (no log, no luck:
+    ``no_luck`` has no rows)."""
     nl = np.int64(0)
     log_on = np.bool_(False)
     while True:
-        state, nl, q = advance(st, prm, mp, cseat, state, log, nl, log_on)
+        state, nl, q = advance(st, prm, mp, cseat, state, log, nl, log_on, no_luck)
         if q < 0:
             return state
         d = choose_heuristic(st, q, prm, mp)
-        state, nl = apply_decision(st, d, prm, mp, cseat, reach, state, log, nl, log_on)
+        state, nl = apply_decision(st, d, prm, mp, cseat, reach, state, log, nl, log_on, no_luck)
 
 
 @njit(cache=True, _nrt=False)
@@ -514,6 +516,7 @@ def search_choose(st, me, prm, mp, cseat, reach, budget, sstate):
     world = new_state(P, D)
     work = new_state(P, D)
     log = np.zeros((1, 6), np.int64)
+    no_luck = np.zeros((0, N_LUCK))  # the worlds' draws are not the game's: no luck recorded
     # paired differences to the heuristic's candidate (index 0): sum and sum of squares per candidate
     diff = np.zeros(nc, np.float64)
     diff2 = np.zeros(nc, np.float64)
@@ -542,7 +545,8 @@ def search_choose(st, me, prm, mp, cseat, reach, budget, sstate):
             if not alive[i]:
                 continue
             copy_state(work, world)
-            rs, nl = apply_decision(work, cand[i], prm, mp, cseat, reach, rstate, log, np.int64(0), np.bool_(False))
+            rs, nl = apply_decision(work, cand[i], prm, mp, cseat, reach, rstate, log, np.int64(0), np.bool_(False),
+                                    no_luck)
             if not work[3][F_DOWN, me]:
                 h1, h2, hj = np.int64(work[0][me]), np.int64(work[1][me]), work[2][me]
                 if memo_hand[i, 0] == h1 and memo_hand[i, 1] == h2 and memo_hand[i, 2] == hj:
@@ -551,7 +555,7 @@ def search_choose(st, me, prm, mp, cseat, reach, budget, sstate):
                     refresh_distance(work, me, mp)
                     memo_hand[i, 0], memo_hand[i, 1], memo_hand[i, 2] = h1, h2, hj
                     memo_dist[i] = work[3][F_DIST, me]
-            rs = rollout(work, rprm, mp, cseat, reach, rs, log)
+            rs = rollout(work, rprm, mp, cseat, reach, rs, log, no_luck)
             if plain:
                 loss[i] = float(round_points(work, prm, me))
             else:

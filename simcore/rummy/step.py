@@ -60,6 +60,7 @@ from cardsim.simcore.rummy.engine import (
     deal_round,
     finish_round,
 )
+from cardsim.simcore.rummy.luck import LUCK_NAMES, N_LUCK
 from cardsim.simcore.rummy.laydown_apply import can_lay_down
 from cardsim.simcore.rummy.log import (
     L_DEAL,
@@ -149,17 +150,17 @@ def card_str(code: int) -> str:
 
 # ----------------------------------------------------------------------------- kernels
 @njit(cache=True)
-def _begin_round(st, r, first, k, m, H, prm, mp, pol, cseat, reach, state, log, nl):
+def _begin_round(st, r, first, k, m, H, prm, mp, pol, cseat, reach, state, log, nl, luck):
     """Deal round ``r`` from the pack in ``st`` (as :func:`.play._play_block`) and advance to
     its first decision. Returns ``(state, log rows, seat or -1)``."""
     on = np.bool_(True)
     nl = _log(log, nl, on, L_ROUND, first, r, 0, 0, 0)
     nl = deal_round(st, first, k, m, H, prm, mp, pol, np.int64(POL_HEURISTIC), log, nl, on)
-    return advance(st, prm, mp, cseat, state, log, nl, on)
+    return advance(st, prm, mp, cseat, state, log, nl, on, luck)
 
 
 @njit(cache=True)
-def _step(st, d, fix, prm, mp, cseat, reach, state, log, nl):
+def _step(st, d, fix, prm, mp, cseat, reach, state, log, nl, luck):
     """Apply decision ``d`` and advance to the next decision. ``fix``: the decision did not
     come from the seat's own policy: the heuristic's distance memory of the mover (when it
     keeps one) is recomputed from its hand after a take or a discard (the policy keeps it
@@ -168,10 +169,10 @@ def _step(st, d, fix, prm, mp, cseat, reach, state, log, nl):
     sv = st[11]
     ph = sv[V_PHASE]
     p = sv[V_P]
-    state, nl = apply_decision(st, d, prm, mp, cseat, reach, state, log, nl, on)
+    state, nl = apply_decision(st, d, prm, mp, cseat, reach, state, log, nl, on, luck)
     if fix and (ph == PH_TAKE or ph == PH_DISCARD) and st[3][F_DIST, p] >= 0:
         refresh_distance(st, p, mp)
-    return advance(st, prm, mp, cseat, state, log, nl, on)
+    return advance(st, prm, mp, cseat, state, log, nl, on, luck)
 
 
 @njit(cache=True)
@@ -186,15 +187,15 @@ def _policy(code, st, q, prm, mp, state, random_seat, wts):
 
 
 @njit(cache=True, _nrt=False)
-def _playout(st, q, prm, mp, cseat, reach, pol, state, r0, packs, rk, rm, rh, seatout, info, log):
+def _playout(st, q, prm, mp, cseat, reach, pol, state, r0, packs, rk, rm, rh, seatout, info, log, no_luck):
     """Play the match in ``st`` to its end in one call: round ``r0`` from the decision of seat
     ``q`` due now, then every later round ``r`` dealt from ``packs[r]``, each with its match
     context (totals so far, rounds left) as :func:`.play._play_block` sets it; every decision
     by the seat's policy ``pol`` (random or heuristic, through :func:`.policies.choose`), the
     engine applying it (:func:`.engine.apply_decision`, :func:`.engine.advance`). The random
     choices and stock reshuffles of every round draw from the one stream ``state``. Fills
-    ``seatout[r0:]`` and ``info[r0:]`` (the arrays are the caller's copies); no log.
-    Returns the stream's state."""
+    ``seatout[r0:]`` and ``info[r0:]`` (the arrays are the caller's copies); no log, no luck
+    (``no_luck`` has no rows). Returns the stream's state."""
     P = prm[P_PLAYERS]
     R = packs.shape[0]
     on = np.bool_(False)
@@ -203,8 +204,8 @@ def _playout(st, q, prm, mp, cseat, reach, pol, state, r0, packs, rk, rm, rh, se
     while True:
         while q >= 0:
             state, d = choose(pol[q], st, q, prm, mp, state, reach[3], None)
-            state, nl = apply_decision(st, d, prm, mp, cseat, reach, state, log, nl, on)
-            state, nl, q = advance(st, prm, mp, cseat, state, log, nl, on)
+            state, nl = apply_decision(st, d, prm, mp, cseat, reach, state, log, nl, on, no_luck)
+            state, nl, q = advance(st, prm, mp, cseat, state, log, nl, on, no_luck)
         nl = finish_round(st, prm, seatout[r], info[r], log, nl, on)
         r += 1
         if r >= R:
@@ -219,7 +220,7 @@ def _playout(st, q, prm, mp, cseat, reach, pol, state, r0, packs, rk, rm, rh, se
         for i in range(deck.shape[0]):
             deck[i] = packs[r, i]
         nl = deal_round(st, r % P, rk[r], rm[r], rh[r], prm, mp, pol, np.int64(POL_HEURISTIC), log, nl, on)
-        state, nl, q = advance(st, prm, mp, cseat, state, log, nl, on)
+        state, nl, q = advance(st, prm, mp, cseat, state, log, nl, on, no_luck)
 
 
 @njit(cache=True)
@@ -302,6 +303,7 @@ class RummyStep(StepGame):
         self._reach_random = (r[0], r[1], r[2], 1)  # :meth:`playout`: every seat plays the random policy
         self._pol_random = np.full(self.players, POL_RANDOM, np.int64)
         self._nolog = np.zeros((1, 6), np.int64)
+        self._no_luck = np.zeros((0, N_LUCK))
         self._out = np.zeros(_LEGAL_CAP, np.int64)
 
     # ------------------------------------------------------------------ construction
@@ -325,6 +327,8 @@ class RummyStep(StepGame):
         g.st = s.round_state()
         g.seatout = np.zeros((s.R, N_SEAT, s.P), np.int64)
         g.info = np.zeros((s.R, N_INFO), np.int64)
+        # the draws' luck, recorded as play_chunk records it (a table with a search seat)
+        g.luck = np.zeros((s.P, N_LUCK)) if s.bud is not None else np.zeros((0, N_LUCK))
         g.log = np.zeros((_LOG_ROWS, 6), np.int64)
         g.nl = 0
         g.r = 0
@@ -386,7 +390,7 @@ class RummyStep(StepGame):
             _, k, m, H = s.rounds[r]
             state, nl, q = _begin_round(st, np.int64(r), np.int64(r % s.P), np.int64(k), np.int64(m), np.int64(H),
                                         s.prm, s.mp, s.pol, s.cseat, self._reach_step, np.uint64(self.states0[r]),
-                                        self.log, np.int64(self.nl))
+                                        self.log, np.int64(self.nl), self.luck)
             self.rng, self.nl, self.q = np.uint64(state), int(nl), int(q)
             if self.q >= 0:
                 return
@@ -404,6 +408,7 @@ class RummyStep(StepGame):
         g.st = _copy_state(self.st)
         g.seatout = self.seatout.copy()
         g.info = self.info.copy()
+        g.luck = self.luck.copy()
         g.log = self.log.copy()
         g.packs = list(self.packs)
         g.states0 = list(self.states0)
@@ -531,7 +536,7 @@ class RummyStep(StepGame):
         self._ver += 1
         self._grow_log()
         state, nl, q = _step(self.st, np.int64(d), np.bool_(fix), s.prm, s.mp, s.cseat, self._reach_step, self.rng,
-                             self.log, np.int64(self.nl))
+                             self.log, np.int64(self.nl), self.luck)
         self.rng, self.nl, self.q = np.uint64(state), int(nl), int(q)
         if self.q < 0:
             self._end_round()
@@ -715,7 +720,7 @@ class RummyStep(StepGame):
         info = self.info.copy()
         _playout(st, np.int64(self.q), s.prm, s.mp, s.cseat, self._reach_random, self._pol_random,
                  np.uint64(int(stream) & _MASK64), np.int64(self.r), np.stack(self.packs), s.rk, s.rm, s.rh, seatout,
-                 info, self._nolog)
+                 info, self._nolog, self._no_luck)
         return [-float(t) for t in seatout[:, S_POINTS, :].sum(axis=0)]
 
     # ------------------------------------------------------------------ the end
@@ -723,6 +728,10 @@ class RummyStep(StepGame):
         if self.q >= 0:
             raise ValueError("the match is not over")
         tables = build_tables(self.index, 1, self.setup, self.info, self.seatout)
+        if self.luck.shape[0]:
+            for f, name in enumerate(LUCK_NAMES):
+                for s in range(self.players):
+                    tables["matches"][f"draw_luck_{name}_{s}"] = self.luck[None, s, f].copy()
         return {"hands": table_rows(tables["hands"]), "matches": table_rows(tables["matches"])[0]}
 
     def returns(self) -> list[float]:
