@@ -52,8 +52,9 @@ def _root(version: Annotated[bool, typer.Option("--version", "-V", help="print t
                                                 is_eager=True, callback=_print_version)] = False,
           no_variance_reduction: Annotated[bool, typer.Option(
               "--no-variance-reduction",
-              help="plain estimates: no control variates (the deal's features; with search or outside "
-                   "seats, the heuristic twin); every row's ess_factor is then 1")] = False,
+              help="plain estimates in play, experiment, ladder, balance, tune and plan: no control "
+                   "variates (the deal's features; with search or outside seats, the heuristic twin and "
+                   "the luck of each stock draw); every row's ess_factor is then 1")] = False,
           ) -> None:
     """Monte Carlo statistics for traditional card games."""
     import sys

@@ -43,7 +43,8 @@ def ladder_command(
 
     Prints win rate and points of the candidate's seat, its score against the field
     (fraction of field players it finished ahead of) and a Bradley–Terry rating on the
-    Elo scale (field = 0) with 95% intervals. `cardsim report DIR` draws the skill trace
+    Elo scale (field = 0) with 95% intervals, adjusted for the luck of the deal and the
+    draws (ess: the win rate's effective sample-size factor; --no-variance-reduction: plain). `cardsim report DIR` draws the skill trace
     (rating against search budget).
     """
     from cardsim import api
@@ -105,7 +106,8 @@ def balance_command(
     are among the strengths. With --mix 1,2 each strength also holds every pair of seats
     (two and two) and gets that mix's luck/skill split; with --pairs every two strengths
     that are not the field also meet (e.g. search in one seat among learned players). All
-    on the same deals, every figure with a 95% interval. A card expected to take 10 s or
+    on the same deals, every figure with a 95% interval; seat and one-seat figures are
+    adjusted for the luck of the deal and the draws (ess column). A card expected to take 10 s or
     more prints its estimate first; with --out an interrupted card continues with --resume.
     """
     from cardsim import api
