@@ -13,6 +13,7 @@ rate, points and score are cross-fitted control-variate estimates
 (:mod:`cardsim.analysis.variance`: the same expectation, a smaller variance) with normal
 intervals; ``ess_factor`` (win rate), ``points_ess_factor`` and ``score_ess_factor`` are
 the plain variance over the adjusted one (1: plain, e.g. a game without a control).
+``relative_skill`` stays the ratio of the plain win rates, with its paired bootstrap.
 """
 from __future__ import annotations
 

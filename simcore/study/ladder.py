@@ -111,7 +111,7 @@ def play_ladder(config: LadderConfig, on_step: Callable[[int, int], None] | None
     metric = spec.metric_spec("play")
     players = config.rules.players
     frames = []
-    mean_covs: dict[str, np.ndarray] = {}  # per candidate: the error of its pooled features' expectation
+    mean_covs: dict[str, list] = {}  # per candidate: the error of its pooled features' expectation
     steps = [(p, s) for p in config.policies for s in range(players)]
     for step, (policy, seat) in enumerate(steps):
         options = _seat_options(config, policy, seat)
@@ -121,8 +121,8 @@ def play_ladder(config: LadderConfig, on_step: Callable[[int, int], None] | None
                         chunk_size=chunk, options=options)
         control = table_control(config.game, config.rules.to_dict(), config.options, config.seed, config.n,
                                 seat_policies(config, policy, seat))
-        if control is not None and control.mean_cov is not None:
-            mean_covs[policy] = pooled_mean_cov(control, range(players))
+        if control is not None and control.mean_cov is not None:  # lists: pandas writes attrs into Parquet as JSON
+            mean_covs[policy] = pooled_mean_cov(control, range(players)).tolist()
         for chunk_id in range(run.n_chunks):
             table = task.run_chunk(run, chunk_id)[metric.table].to_pandas()
             table = table.sort_values("game").reset_index(drop=True)
