@@ -285,16 +285,11 @@ class DealControl:
 
     def features(self, frame: pd.DataFrame, seat: int = 0, seats: Optional[np.ndarray] = None) -> np.ndarray:
         """``(games, players*k)`` centred features seen from ``seat`` (own seat first)."""
-        per_seat = self.seat_features(frame)
-        order = [(seat + j) % self.players for j in range(self.players)]
-        return per_seat[:, order, :].reshape(len(frame), -1)
+        return seat_view(self.seat_features(frame), seat)
 
     def cov_from(self, seat: int = 0) -> Optional[np.ndarray]:
-        if self.mean_cov is None:
-            return None
-        order = np.array([(seat + j) % self.players for j in range(self.players)])
-        idx = (order[:, None] * self.k + np.arange(self.k)).reshape(-1)
-        return self.mean_cov[np.ix_(idx, idx)]
+        """The expectation's error covariance in :meth:`features`' order from ``seat`` (None: exact)."""
+        return pooled_cov(self.mean_cov, self.players, self.k, [seat])
 
     def folds(self, frame: pd.DataFrame) -> np.ndarray:
         return frame[self.fold_column].to_numpy(np.int64)
