@@ -281,18 +281,27 @@ class Env:
             raise ConfigError("the game is not over yet")
         return self._g.returns()
 
-    def playout(self, stream: int) -> list[float]:
+    def playout(self, stream: int, laydown_budget: int | None = None) -> list[float]:
         """:meth:`returns` of the game played on from here to its end by the random policy at
         every seat, in one call of the compiled engine (the game itself is unchanged): a random
         rollout at kernel speed. ``stream`` (an integer, taken modulo 2**64) seeds its random
-        choices; the same state and stream give the same returns. Loba and Continental (the
-        rest of the match); other games raise :class:`ConfigError`."""
+        choices; the same state and stream give the same returns. ``laydown_budget``: the rule
+        switch ``laydown_budget`` inside this play-out only (None: the game's own; 0 =
+        unlimited); a cheaper exact lay-down for the random seats' large hands. Loba and
+        Continental (the rest of the match); other games raise :class:`ConfigError`."""
         if isinstance(stream, bool) or not isinstance(stream, numbers.Integral):
             raise ConfigError(f"stream must be an integer, got {stream!r}")
         playout = getattr(self._g, "playout", None)
         if playout is None:
             raise ConfigError(f"{self.game} has no compiled play-out (Loba and Continental have one)")
-        return playout(int(stream))
+        if laydown_budget is None:
+            return playout(int(stream))
+        from cardsim.simcore.rummy.rules import MAX_LAYDOWN_BUDGET
+
+        if (isinstance(laydown_budget, bool) or not isinstance(laydown_budget, numbers.Integral)
+                or not 0 <= int(laydown_budget) <= MAX_LAYDOWN_BUDGET):
+            raise ConfigError(f"laydown_budget must be an integer in 0..{MAX_LAYDOWN_BUDGET}, got {laydown_budget!r}")
+        return playout(int(stream), int(laydown_budget))
 
     def deal(self) -> dict[str, Any]:
         """The explicit deal this game started from (JSON-serialisable; :func:`env` ``deal=``)."""

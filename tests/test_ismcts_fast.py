@@ -196,3 +196,57 @@ def test_the_decisions_are_the_bots_own():
     notes = outside.seat_notes(["openspiel-ismcts:8", "openspiel-ismcts:8:compiled"])
     assert notes["outside openspiel-ismcts:8"]["evaluator"] == "RandomRolloutEvaluator(1)"
     assert "Compiled" in notes["outside openspiel-ismcts:8:compiled"]["evaluator"]
+
+
+# ------------------------------------------------------------------ the rollouts' lay-down budget
+def test_rollout_budget_spelling():
+    seat = outside.parse_outside("openspiel-ismcts:16:compiled:10_000")
+    assert (seat.ref, seat.evaluator, seat.rollout_budget) == ("openspiel-ismcts:16:compiled:10000", "compiled", 10000)
+    assert outside.parse_outside("openspiel-ismcts:16:compiled").rollout_budget is None  # the rules' own
+    assert outside.parse_outside("openspiel-ismcts:16:compiled:0").ref == "openspiel-ismcts:16:compiled:0"
+    note = outside.seat_notes(["openspiel-ismcts:8:compiled:500"])["outside openspiel-ismcts:8:compiled:500"]
+    assert "laydown_budget=500 inside the rollouts" in note["evaluator"]
+    assert "laydown_budget" not in outside.seat_notes([SEAT])[f"outside {SEAT}"]["evaluator"]
+
+
+@pytest.mark.parametrize("policy", ["openspiel-ismcts:8:compiled:x", "openspiel-ismcts:8:compiled:-1",
+                                    "openspiel-ismcts:8:compiled:", "openspiel-ismcts:8:compiled:5:6"])
+def test_bad_rollout_budgets_are_refused_in_one_line(capsys, policy):
+    code, _, err = run(capsys, "play", "continental", "-n", "1", "--policy", f"1={policy}")
+    assert code == 2 and "lay-down budget" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_rollout_budget_is_the_rule_switch_inside_the_rollout():
+    """``playout(stream, B)`` is the play-out of the same game under ``laydown_budget=B``: equal,
+    stream by stream, to the play-out of a game whose rules say B, and the rules' own value is
+    the default. A budget of 1 changes some random play-outs (it is wired in), and the game
+    played keeps its rules."""
+    plain = cardsim.env("continental", seed=3, index=0, policy="random")
+    tight = cardsim.env("continental", seed=3, index=0, policy="random", rules={"laydown_budget": "1"})
+    for _ in range(25):  # the same decisions in both: budgets play no part before a lay-down
+        action = plain.policy_action()
+        plain.step(action)
+        tight.step(action)
+    streams = range(1, 41)
+    budgeted = [plain.playout(s, 1) for s in streams]
+    assert budgeted == [tight.playout(s) for s in streams]
+    own = [plain.playout(s) for s in streams]
+    assert own == [plain.playout(s, plain.rules.laydown_budget) for s in streams]
+    assert budgeted != own
+    assert plain.rules.laydown_budget != 1 and plain.playout(7) == own[6]  # the game's rules are untouched
+    for bad in (-1, True, 1.5):
+        with pytest.raises(ConfigError, match="laydown_budget"):
+            plain.playout(1, bad)
+    evaluator = cos.CompiledRolloutEvaluator(1, np.random.RandomState(2), laydown_budget=1)
+    state = pyspiel.load_game(cos.GAME_NAMES["continental"]).new_initial_state()
+    state.apply_action(0)
+    stream = int(np.random.RandomState(2).randint(0, 2**64, dtype=np.uint64))
+    assert evaluator.evaluate(state).tolist() == state.env.playout(stream, 1)
+
+
+def test_budgeted_seat_plays_a_whole_match():
+    policy = "0=openspiel-ismcts:4:compiled:1000,2=openspiel-ismcts:4:compiled:1000"
+    result = cardsim.play("continental", 1, seed=13, rules=MATCH_RULES["continental"], policy=policy,
+                          progress=False)
+    assert len(result.tables["matches"]) == 1
+    assert result.meta["players"]["outside openspiel-ismcts:4:compiled:1000"]["simulations"] == 4

@@ -91,6 +91,7 @@ from cardsim.simcore.rummy.state import (
     MAXM,
     N_INFO,
     N_SEAT,
+    P_BUDGET,
     P_PLAYERS,
     P_SWAP,
     PH_CLAIM,
@@ -706,19 +707,24 @@ class RummyStep(StepGame):
         g.rng = np.uint64(seed())
         return g
 
-    def playout(self, stream: int) -> list[float]:
+    def playout(self, stream: int, laydown_budget: int | None = None) -> list[float]:
         """:meth:`returns` of the match played on from here to its end with the random policy
         at every seat, in one compiled call (:func:`_playout`, the play kernels' engine and
         random policy); the random choices and stock reshuffles of the rest of the match draw
         from the 64-bit stream ``stream``, the later rounds are dealt from this game's packs
-        (a resampled copy's are dealt again). The game itself is not changed."""
+        (a resampled copy's are dealt again). ``laydown_budget``: the rules' ``laydown_budget``
+        for this play-out only (None: the game's own). The game itself is not changed."""
         if self.q < 0:
             return self.returns()
         s = self.setup
+        prm = s.prm
+        if laydown_budget is not None and int(laydown_budget) != int(prm[P_BUDGET]):
+            prm = prm.copy()
+            prm[P_BUDGET] = int(laydown_budget)
         st = _copy_state(self.st)
         seatout = self.seatout.copy()
         info = self.info.copy()
-        _playout(st, np.int64(self.q), s.prm, s.mp, s.cseat, self._reach_random, self._pol_random,
+        _playout(st, np.int64(self.q), prm, s.mp, s.cseat, self._reach_random, self._pol_random,
                  np.uint64(int(stream) & _MASK64), np.int64(self.r), np.stack(self.packs), s.rk, s.rm, s.rh, seatout,
                  info, self._nolog, self._no_luck)
         return [-float(t) for t in seatout[:, S_POINTS, :].sum(axis=0)]
