@@ -207,6 +207,10 @@ def test_rollout_budget_spelling():
     note = outside.seat_notes(["openspiel-ismcts:8:compiled:500"])["outside openspiel-ismcts:8:compiled:500"]
     assert "laydown_budget=500 inside the rollouts" in note["evaluator"]
     assert "laydown_budget" not in outside.seat_notes([SEAT])[f"outside {SEAT}"]["evaluator"]
+    # the time estimate knows the budgeted rollouts are faster in Continental
+    cost = {p: outside.stepped_game_seconds("continental", [p, "heuristic"], {})
+            for p in ("openspiel-ismcts:64:compiled", "openspiel-ismcts:64:compiled:10000")}
+    assert cost["openspiel-ismcts:64:compiled:10000"] < cost["openspiel-ismcts:64:compiled"] / 5
 
 
 @pytest.mark.parametrize("policy", ["openspiel-ismcts:8:compiled:x", "openspiel-ismcts:8:compiled:-1",

@@ -83,6 +83,9 @@ ISMCTS_SIM_SECONDS = {"tienlen": 3e-3, "tusac": 3e-3, "loba": 0.25, "continental
 #: in whole matches against heuristic seats: Loba the tree, worlds and information-state keys
 #: in Python, Continental the engine's random matches).
 ISMCTS_COMPILED_SIM_SECONDS = {"loba": 1e-3, "continental": 2.5e-2}
+#: The same with a rollout lay-down budget (``openspiel-ismcts:N:compiled:B``, B = 10,000:
+#: Continental's anchor matches, about 50 s a seat and match at 64 simulations).
+ISMCTS_BUDGETED_SIM_SECONDS = {"loba": 1e-3, "continental": 2.5e-3}
 #: The evaluators of ``openspiel-ismcts``: the text after ``:N`` (empty: OpenSpiel's
 #: ``RandomRolloutEvaluator``) and the games each can play (None: every game).
 ISMCTS_EVALUATORS = {"": None, "compiled": ("loba", "continental")}
@@ -533,7 +536,10 @@ def stepped_game_seconds(game: str, policies: Sequence[str], throughput: Mapping
     seconds = 1.0 / float(throughput.get("play_stepped", STEPPED_RATE.get(game, 2.0)))
     for seat in outside_seats(policies).values():
         if seat.kind == "openspiel-ismcts":
-            per_sim = ISMCTS_COMPILED_SIM_SECONDS if seat.evaluator == "compiled" else ISMCTS_SIM_SECONDS
+            per_sim = ISMCTS_SIM_SECONDS
+            if seat.evaluator == "compiled":
+                budgeted = seat.rollout_budget is not None and 0 < seat.rollout_budget <= 100_000
+                per_sim = ISMCTS_BUDGETED_SIM_SECONDS if budgeted else ISMCTS_COMPILED_SIM_SECONDS
             seconds += SEAT_DECISIONS.get(game, 100) * seat.simulations * per_sim.get(game, 0.5)
     return seconds
 
