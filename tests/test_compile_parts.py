@@ -59,6 +59,7 @@ def _env(cache, processes="1"):
 def test_the_rummy_parts_are_what_the_play_kernel_compiles(tmp_path):
     seen = _compiled_by_play(tmp_path, "continental", "parts-first")
     assert "apply_decision" in seen["parts"] and "search_choose" in seen["parts"]
+    assert "best_laydown" in seen["parts"]  # the exact lay-down's fallback, compiled beside the lay-down
     # the entry kernel and its small glue compile; no part compiles a second time
     assert "_play_block" in seen["compiled"]
     assert not set(seen["parts"]) & set(seen["compiled"]), seen

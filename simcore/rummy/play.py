@@ -282,11 +282,19 @@ class _Setup:
                              typeof(self.products))),
                  (finish_round, (S, A, typeof(np.zeros((1, 1), np.int64)), typeof(np.zeros(1, np.int64)), LOG, i64,
                                  yes))]
+        # Continental's exact lay-down falls back on the greedy solver when its work budget runs
+        # out (switch laydown_budget): compiled here first, the other process finds it cached
+        # (a first `play continental` about 4 s shorter: performance.md, "First runs")
+        greedy = []
+        if is_continental(self.rules) and self.rules.exact_laydown:
+            from cardsim.simcore.rummy.melds import best_laydown
+
+            greedy = [(best_laydown, (u64, u64, i64, i64, i64, types.UniTuple(i64, 4), i64))]
         if self.bud is None:
-            return [[take, *claim, layoff, deal, turn, heuristic, *block], [laydown, decide]]
+            return [[*greedy, take, *claim, layoff, deal, turn, heuristic, *block], [laydown, decide]]
         search = [(candidates, (S, i64, A, MP, A)), (_sample_world, (S, i64, A, MP, S, u64, i64)),
                   (match_win_chance, (S, A, i64)), (peek_world, (S, S, u64))]
-        return [search + [turn, deal, heuristic, *block],
+        return [greedy + search + [turn, deal, heuristic, *block],
                 [laydown, take, *claim, layoff, decide, (search_choose, (S, i64, A, MP, CS, RE, i64, u64))]]
 
     def args(self):
