@@ -32,6 +32,9 @@ def train_command(
                                                                    "that field (how exploitable it is)"),
     eval_games: str = typer.Option("2000", "--eval-games", help="with --against: deals of the duplicate "
                                                                 "evaluation (each seat in turn, a new seed)"),
+    start: str = typer.Option("heuristic", "--start", help="iteration 0's weights: heuristic, or field (with "
+                                                          "--against learned[:FILE]: the exploited model's own, "
+                                                          "a fine-tune that starts level with it)"),
     overwrite: OverwriteOpt = False,
     threads: ThreadsOpt = None,
     yes: YesOpt = False,
@@ -49,7 +52,8 @@ def train_command(
     With --against POLICY the training field is POLICY in every other seat (an exploiter),
     and at the end the trained model and POLICY itself each play every seat of a POLICY
     field on the same deals of a new seed: the paired gain in wins, points and score
-    against the field, with 95% intervals, says how exploitable POLICY is.
+    against the field, with 95% intervals, says how exploitable POLICY is. With
+    --start field (POLICY a learned model) the exploiter starts from POLICY's own weights.
     """
     from cardsim.simcore.run.runner import set_threads
 
@@ -72,9 +76,11 @@ def train_command(
         elif field_policy.startswith("learned:"):
             weights_file = field_policy.partition(":")[2]
         try:
-            train_spec = selfplay.against_field(train_spec, field_policy, weights_file)
+            train_spec = selfplay.against_field(train_spec, field_policy, weights_file, start=start)
         except (OSError, ValueError) as exc:
             raise ConfigError(f"--against {against}: {exc}") from None
+    elif start != "heuristic":
+        raise ConfigError(f"--start {start} needs --against learned or learned:FILE (the weights to start from)")
     eval_n = parse_count(eval_games, "--eval-games")
     seed_value = parse_seed(seed)
     n = parse_count(games, "--games") if games is not None else None

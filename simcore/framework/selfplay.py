@@ -89,6 +89,9 @@ class SelfPlaySpec:
     field_weights : float64[NF], optional
         The weights of a ``"learned"`` field (the exploiter against a learned player); the
         ``"self"`` field always plays the current weights.
+    start : str
+        Iteration 0's weights: ``"heuristic"`` (:attr:`heuristic_weights`) or ``"field"``
+        (:attr:`field_weights`: the exploiter fine-tunes the learned player it exploits).
     """
 
     game: str
@@ -106,6 +109,7 @@ class SelfPlaySpec:
     display: str = ""
     against: str = ""
     field_weights: np.ndarray | None = None
+    start: str = "heuristic"
 
     def __post_init__(self) -> None:
         nf = len(self.features)
@@ -118,6 +122,8 @@ class SelfPlaySpec:
                 problems.append(f"{name} is not float64[{nf}]")
         if not self.fields:
             problems.append("no fields")
+        if self.start not in START_CHOICES or (self.start == "field" and self.field_weights is None):
+            problems.append(f"start {self.start!r} is not one of {START_CHOICES} (field: with field weights)")
         if min(self.pairs, self.deals, self.players) < 1:
             problems.append("pairs, deals and players must be positive")
         if problems:
@@ -127,6 +133,10 @@ class SelfPlaySpec:
     def name(self) -> str:
         """The game's name in messages."""
         return self.display or self.game
+
+
+#: Iteration 0's weights (``cardsim train --start``): the heuristic's, or the learned field's.
+START_CHOICES = ("heuristic", "field")
 
 
 # -- model files -------------------------------------------------------------------------
@@ -270,6 +280,8 @@ def state_text(spec: SelfPlaySpec, state: TrainState, command: str) -> str:
     ]
     if spec.against:
         header.append(f"train: against {spec.against}")
+    if spec.start != "heuristic":
+        header.append(f"train: start {spec.start}")
     if state.first_checkpoint is not None:
         header.append("train: first_checkpoint " + " ".join(repr(float(x)) for x in state.first_checkpoint))
     if state.fitness:
@@ -296,8 +308,9 @@ def state_from_text(spec: SelfPlaySpec, text: str, path: str = "model", cls: typ
 
 
 def start_state(spec: SelfPlaySpec, seed: int) -> TrainState:
-    """Iteration 0: the heuristic's weights."""
-    return TrainState(seed=seed, iterations=0, weights=spec.heuristic_weights.copy(), spec=spec)
+    """Iteration 0: the heuristic's weights, or the learned field's (``spec.start == "field"``)."""
+    weights = spec.field_weights if spec.start == "field" else spec.heuristic_weights
+    return TrainState(seed=seed, iterations=0, weights=weights.copy(), spec=spec)
 
 
 def fitness(spec: SelfPlaySpec, w: np.ndarray, current: np.ndarray, run_seed: int, rules: Any) -> float:
@@ -413,25 +426,33 @@ def remove_stale_temporaries(path: Path) -> list[Path]:
     return removed
 
 
-def against_field(spec: SelfPlaySpec, policy: str, weights_file: Path | str | None = None) -> SelfPlaySpec:
+def against_field(spec: SelfPlaySpec, policy: str, weights_file: Path | str | None = None,
+                  start: str = "heuristic") -> SelfPlaySpec:
     """The exploiter's training: the learned seat against one field, every other seat
     ``policy`` (how much a player trained only to beat ``policy`` gains over it measures
     how exploitable ``policy`` is). A learned ``policy`` (``learned``, ``learned:FILE``)
-    plays the weights of ``weights_file``."""
+    plays the weights of ``weights_file``. ``start``: iteration 0's weights, the heuristic's
+    or (``"field"``, a learned ``policy`` only) the exploited player's own, so that the
+    exploiter starts level with it and training only has to find its weaknesses."""
     import dataclasses
 
+    if start not in START_CHOICES:
+        raise ValueError(f"--start must be one of {', '.join(START_CHOICES)}, got {start!r}")
     if policy == "learned" or policy.startswith("learned:"):
         if weights_file is None:
             raise ValueError("a learned field needs its weights file")
         return dataclasses.replace(spec, fields=("learned",), against=policy,
-                                   field_weights=read_weights(spec.features, weights_file))
+                                   field_weights=read_weights(spec.features, weights_file), start=start)
+    if start == "field":
+        raise ValueError("--start field needs a learned field (--against learned or learned:FILE)")
     return dataclasses.replace(spec, fields=(policy,), against=policy)
 
 
 def reproduce_command(spec: SelfPlaySpec, seed: int, games: int, out: str = "model.txt") -> str:
     """The command that trains the model file ``out`` again."""
     against = f" --against {spec.against}" if spec.against else ""
-    return f"cardsim train {spec.game} --seed {seed} --games {games}{against} --out {out}"
+    start = f" --start {spec.start}" if spec.start != "heuristic" else ""
+    return f"cardsim train {spec.game} --seed {seed} --games {games}{against}{start} --out {out}"
 
 
 def run_training(spec: SelfPlaySpec, out: Path, seed: int, games: int | None, minutes: float | None,
@@ -480,6 +501,11 @@ def _train_into(spec: SelfPlaySpec, out: Path, seed: int, games: int | None, min
             now = f"--against {spec.against}" if spec.against else "without --against"
             raise ConfigError(f"{out} was trained {was}; resuming it {now} would mix two trainings: use "
                               "--overwrite to start again or another --out")
+        start = next((line[len("# train: start "):].strip() for line in out.read_text().splitlines()
+                      if line.startswith("# train: start ")), "heuristic")
+        if start != spec.start:
+            raise ConfigError(f"{out} was trained from --start {start}; resuming it with --start {spec.start} would "
+                              "mix two trainings: use --overwrite to start again or another --out")
     started = state.iterations
 
     def checkpoint(s: TrainState) -> None:
