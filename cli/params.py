@@ -43,7 +43,7 @@ POLICY_HELP = ("policies: one for all seats (heuristic), one per seat (heuristic
                "python:PATH.py:FUNCTION, a callable FUNCTION(observation: dict, legal_actions: list[int]) -> int; "
                "openspiel-ismcts:N, OpenSpiel's information-set MCTS with N simulations (pip install 'cardsim[env]'); "
                "openspiel-ismcts:N:compiled, the same with its random rollouts compiled (Loba, Continental); "
-               "openspiel-ismcts:N:compiled:B, those rollouts with laydown_budget=B (10000 makes Continental's ~10x faster)")
+               "openspiel-ismcts:N:compiled:B, those rollouts with laydown_budget=B (10000 makes Continental's ~6x faster)")
 
 
 # Options shared by several commands.

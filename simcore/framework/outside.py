@@ -28,8 +28,8 @@ A ``--policy`` entry may name, instead of a built-in policy,
 ``openspiel-ismcts:N:compiled:B``
     The same, the rollouts played with the rule switch ``laydown_budget`` set to ``B`` (0 =
     unlimited) inside them only; the game itself keeps its rules. In Continental
-    ``B`` = 10,000 makes the rollouts about 10 times faster (the random seats' large hands
-    stop their exact lay-down search early; what they lay down changes rarely).
+    ``B`` = 10,000 makes a rollout about 6 times faster (1.9 ms instead of 10.9 ms: the random
+    seats' large hands stop their exact lay-down search early; what they lay down changes rarely).
 ``bigtwo-ppo:FILE``
     Big Two only (4 players, 13 cards): the published PPO agent of Charlesworth (2018), its
     network read from ``FILE`` (the parameter pickle of its repository, which the user
