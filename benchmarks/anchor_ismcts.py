@@ -84,7 +84,7 @@ def load_records(path: str | None) -> dict[tuple, dict]:
     return {_key(r): r for r in records}
 
 
-def summarise(records: list[dict], x: str, other: str, deals: int) -> dict:
+def summarise(records: list[dict], x: str, other: str) -> dict:
     d = np.array([r["d"] for r in records])
     half = 1.96 * d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else float("nan")
     share = sum(r["x_wins"] for r in records) / max(1, sum(r["wins"] for r in records))
@@ -133,7 +133,7 @@ def main() -> None:
                     with open(args.record, "a") as fh:
                         fh.write(json.dumps(record) + "\n")
             records.append(record)
-        rows.append(summarise(records, x, other, args.deals))
+        rows.append(summarise(records, x, other))
     if args.json:
         print(json.dumps(rows, indent=2))
         return

@@ -234,8 +234,9 @@ class CompiledRolloutEvaluator(mcts.Evaluator):
 
     ``laydown_budget`` (None: the rules' own): the rule switch ``laydown_budget`` inside the
     rollouts only. Continental's random seats gather large hands, and their exact lay-downs
-    are most of a rollout's time: a budget of 10,000 makes a random match about 10 times
-    faster (``benchmarks/anchor_ismcts.py`` docstring) while the lay-downs it changes are rare."""
+    are most of a rollout's time: a budget of 10,000 makes a whole random match about 10 times
+    faster and a rollout from mid-match positions about 6 times (docs/performance.md, "ISMCTS's
+    rollouts"), while the lay-downs it changes are rare."""
 
     def __init__(self, n_rollouts: int = 1, random_state: np.random.RandomState | None = None,
                  laydown_budget: int | None = None):
